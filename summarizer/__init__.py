@@ -1,0 +1,26 @@
+"""bertsum: BERTSUM-style extractive summarization (import name `summarizer`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+__distribution__ = "bertsum"
+__all__ = ["Summarizer", "Summary", "split_sentences"]
+
+if TYPE_CHECKING:
+    from summarizer.api import Summarizer, Summary
+    from summarizer.sentences import split_sentences
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use so that `import summarizer` stays light.
+    if name in ("Summarizer", "Summary"):
+        from summarizer import api
+
+        return getattr(api, name)
+    if name == "split_sentences":
+        from summarizer.sentences import split_sentences
+
+        return split_sentences
+    raise AttributeError(f"module 'summarizer' has no attribute {name!r}")

@@ -1,0 +1,93 @@
+"""Collate documents' windows into padded tensors, keeping track of each sentence's slot."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import torch
+
+
+@dataclass
+class Batch:
+    """Windows of several documents, padded, and the map from `[CLS]` tokens to sentences.
+
+    Sentence j of document b has slot `b * max_sentences + j` in the flattened
+    `[documents, max_sentences]` grid that scores and labels live in.
+    """
+
+    input_ids: torch.Tensor  # [windows, tokens]
+    attention_mask: torch.Tensor  # [windows, tokens]
+    token_type_ids: torch.Tensor | None  # [windows, tokens], None for encoders without segments
+    cls_window: torch.Tensor  # [sentences]: window row of each scored sentence's [CLS]
+    cls_position: torch.Tensor  # [sentences]: its token position in that window
+    sentence_slot: torch.Tensor  # [sentences]: its slot in the [documents, max_sentences] grid
+    sentence_mask: torch.Tensor  # [documents, max_sentences]: True for real sentences
+    labels: torch.Tensor  # [documents, max_sentences]: oracle targets (0 where absent)
+    token_slot: torch.Tensor | None = None  # [windows, tokens]: slot of each sentence's own tokens, -1 elsewhere
+
+    def to(self, device: torch.device | str) -> Batch:
+        moved = {
+            f.name: (v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v)
+            for f in fields(self)
+            for v in [getattr(self, f.name)]
+        }
+        return Batch(**moved)
+
+    @property
+    def num_documents(self) -> int:
+        return self.sentence_mask.shape[0]
+
+
+def collate(rows: Sequence[Mapping[str, Any]], pad_token_id: int, token_slots: bool = False) -> Batch:
+    """Pad the windows of `rows` (preprocessed documents) into one `Batch`.
+
+    `token_slots` adds `token_slot`, which mean pooling needs.
+    """
+    windows = [w for row in rows for w in row["input_ids"]]
+    longest = max((len(w) for w in windows), default=1)
+    input_ids = torch.full((len(windows), longest), pad_token_id, dtype=torch.long)
+    attention_mask = torch.zeros((len(windows), longest), dtype=torch.long)
+    has_types = bool(rows) and rows[0].get("token_type_ids") is not None
+    token_type_ids = torch.zeros((len(windows), longest), dtype=torch.long) if has_types else None
+    max_sentences = max((len(row["sentence_indices"]) for row in rows), default=0)
+    sentence_mask = torch.zeros((len(rows), max(max_sentences, 1)), dtype=torch.bool)
+    labels = torch.zeros((len(rows), max(max_sentences, 1)), dtype=torch.float)
+    slot_rows = torch.full((len(windows), longest), -1, dtype=torch.long) if token_slots else None
+    cls_window, cls_position, sentence_slot = [], [], []
+
+    window_row = 0
+    for doc, row in enumerate(rows):
+        sentence = 0
+        types = row.get("token_type_ids") or [None] * len(row["input_ids"])
+        for ids, positions, segments in zip(row["input_ids"], row["cls_positions"], types):
+            input_ids[window_row, : len(ids)] = torch.tensor(ids)
+            attention_mask[window_row, : len(ids)] = 1
+            if token_type_ids is not None:
+                token_type_ids[window_row, : len(ids)] = torch.tensor(segments)
+            ends = [*positions[1:], len(ids)]
+            for start, end in zip(positions, ends):
+                slot = doc * sentence_mask.shape[1] + sentence
+                cls_window.append(window_row)
+                cls_position.append(start)
+                sentence_slot.append(slot)
+                if slot_rows is not None:  # the sentence's own tokens: after [CLS], before [SEP]
+                    slot_rows[window_row, start + 1 : max(end - 1, start + 1)] = slot
+                sentence += 1
+            window_row += 1
+        sentence_mask[doc, :sentence] = True
+        row_labels = row.get("labels")
+        if row_labels:
+            labels[doc, : len(row_labels)] = torch.tensor(row_labels, dtype=torch.float)
+    return Batch(
+        input_ids=input_ids,
+        attention_mask=attention_mask,
+        token_type_ids=token_type_ids,
+        cls_window=torch.tensor(cls_window, dtype=torch.long),
+        cls_position=torch.tensor(cls_position, dtype=torch.long),
+        sentence_slot=torch.tensor(sentence_slot, dtype=torch.long),
+        sentence_mask=sentence_mask,
+        labels=labels,
+        token_slot=slot_rows,
+    )

@@ -1,0 +1,278 @@
+"""Load (document, reference) pairs from the formats summarization data comes in.
+
+A spec is `aclsum`, a JSONL / JSON / CSV / Parquet file, a directory written by
+`datasets.Dataset.save_to_disk`, or a directory of CNN/DailyMail `.story` files.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from summarizer.errors import InputError
+from summarizer.resources import aclsum_dir
+
+TEXT_FIELDS = ("text", "article", "document", "source")
+SUMMARY_FIELDS = ("summary", "highlights", "abstract", "reference", "target")
+ACLSUM_SPLITS = {"train": "train.jsonl", "validation": "val.jsonl", "val": "val.jsonl", "test": "test.jsonl"}
+ACLSUM_ASPECTS = ("challenge", "approach", "outcome")
+
+
+@dataclass
+class Document:
+    """One example. `text` holds raw text, or `sentences` holds sentences already split."""
+
+    id: str
+    text: str = ""
+    sentences: list[str] = field(default_factory=list)
+    reference: str = ""
+
+
+@dataclass
+class LoadedData:
+    """Documents read from a source, the rows skipped (with reasons), and a cache key."""
+
+    source: str
+    documents: list[Document]
+    skipped: list[str]
+    fingerprint: str
+
+
+@dataclass
+class _Options:
+    text_field: str | None
+    summary_field: str | None
+    require_reference: bool
+
+
+def load_documents(
+    spec: str | Path,
+    split: str | None = None,
+    *,
+    text_field: str | None = None,
+    summary_field: str | None = None,
+    skip_bad_rows: bool = False,
+    require_reference: bool = True,
+) -> LoadedData:
+    """Read every document of `spec` (see the module docstring).
+
+    A bad row (missing field, empty document, malformed JSON, undecodable bytes) raises an
+    `InputError` naming the file and row, or with `skip_bad_rows` is skipped and reported.
+    """
+    options = _Options(text_field, summary_field, require_reference)
+    if str(spec) == "aclsum":
+        path = aclsum_dir() / ACLSUM_SPLITS.get(split or "train", "")
+        if split is not None and split not in ACLSUM_SPLITS:
+            raise InputError(f"aclsum has no split {split!r}; choose train, validation or test")
+        rows = _aclsum_rows(path)
+    else:
+        path = Path(spec)
+        if not path.exists():
+            raise InputError(f"{path}: no such file or directory")
+        rows = _rows(path, split)
+    documents, skipped = [], []
+    for location, row in rows:
+        try:
+            if isinstance(row, InputError):
+                raise row
+            documents.append(_document(row, location, options))
+        except InputError as error:
+            if not skip_bad_rows:
+                raise
+            skipped.append(str(error))
+    if not documents:
+        raise InputError(f"{path}: no usable documents" + (f" ({len(skipped)} skipped)" if skipped else ""))
+    key = json.dumps([str(spec), split, text_field, summary_field, skip_bad_rows, _stat(path)])
+    return LoadedData(str(spec), documents, skipped, hashlib.sha256(key.encode()).hexdigest()[:16])
+
+
+def _stat(path: Path) -> list[Any]:
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    return [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files]
+
+
+Row = tuple[str, "dict[str, Any] | InputError"]
+
+
+def _rows(path: Path, split: str | None) -> Iterator[Row]:
+    if path.is_dir():
+        if (path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists():
+            return _saved_dataset_rows(path, split)
+        stories = sorted(path.rglob("*.story"))
+        if stories:
+            return _story_rows(stories)
+        raise InputError(f"{path}: a directory must be a saved `datasets` dataset or hold .story files")
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        return _jsonl_rows(path)
+    if suffix == ".json":
+        return _json_rows(path)
+    if suffix == ".csv":
+        return _csv_rows(path)
+    if suffix == ".parquet":
+        return _parquet_rows(path)
+    raise InputError(f"{path}: unknown format {suffix or '(no suffix)'}; use .jsonl, .json, .csv or .parquet")
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InputError(f"{path}: cannot read: {error.strerror}") from None
+    if not data.strip():
+        raise InputError(f"{path}: empty file")
+    return data
+
+
+def _decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{where}: not valid UTF-8 (byte {error.start})") from None
+
+
+def _jsonl_rows(path: Path) -> Iterator[Row]:
+    for number, raw in enumerate(_read_bytes(path).splitlines(), start=1):
+        where = f"{path}, line {number}"
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(_decode(raw, where))
+        except InputError as error:
+            yield where, error
+            continue
+        except json.JSONDecodeError as error:
+            yield where, InputError(f"{where}: malformed JSON: {error.msg} (column {error.colno})")
+            continue
+        yield where, row
+
+
+def _json_rows(path: Path) -> Iterator[Row]:
+    try:
+        data = json.loads(_decode(_read_bytes(path), str(path)))
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}, line {error.lineno}: malformed JSON: {error.msg}") from None
+    if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), list):
+        data = next(iter(data.values()))
+    if not isinstance(data, list):
+        raise InputError(f"{path}: expected a JSON list of objects")
+    for number, row in enumerate(data, start=1):
+        yield f"{path}, record {number}", row
+
+
+def _csv_rows(path: Path) -> Iterator[Row]:
+    text = _decode(_read_bytes(path), str(path))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        for row in reader:
+            yield f"{path}, line {reader.line_num}", {k: v for k, v in row.items() if k is not None}
+    except csv.Error as error:
+        raise InputError(f"{path}, line {reader.line_num}: malformed CSV: {error}") from None
+
+
+def _parquet_rows(path: Path) -> Iterator[Row]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as error:  # pyarrow raises several types for a damaged file
+        raise InputError(f"{path}: not a readable Parquet file: {error}") from None
+    if table.num_rows == 0:
+        raise InputError(f"{path}: empty file")
+    for number, row in enumerate(table.to_pylist(), start=1):
+        yield f"{path}, row {number}", row
+
+
+def _saved_dataset_rows(path: Path, split: str | None) -> Iterator[Row]:
+    import datasets
+
+    try:
+        loaded = datasets.load_from_disk(str(path))
+    except Exception as error:  # datasets raises several types for a damaged directory
+        raise InputError(f"{path}: not a readable saved dataset: {error}") from None
+    if isinstance(loaded, datasets.DatasetDict):
+        if split is None or split not in loaded:
+            raise InputError(f"{path}: choose a split with --split: {', '.join(loaded)}")
+        loaded = loaded[split]
+    for number, row in enumerate(loaded, start=1):
+        yield f"{path}, row {number}", row
+
+
+def _story_rows(stories: list[Path]) -> Iterator[Row]:
+    for story in stories:
+        try:
+            text = _decode(_read_bytes(story), str(story))
+        except InputError as error:
+            yield str(story), error
+            continue
+        body, *highlights = text.split("@highlight")
+        yield str(story), {
+            "id": story.stem,
+            "text": body.strip(),
+            "summary": "\n".join(h.strip() for h in highlights if h.strip()),
+        }
+
+
+def _aclsum_rows(path: Path) -> Iterator[Row]:
+    for where, row in _jsonl_rows(path):
+        if isinstance(row, dict):
+            sections = row.get("sentences", {})
+            row = {
+                "id": row.get("id", ""),
+                "text": sections.get("introduction", []) + sections.get("conclusion", []),
+                "summary": "\n".join(row.get("summary", {}).get(a, "") for a in ACLSUM_ASPECTS),
+            }
+        yield where, row
+
+
+def _pick_field(
+    row: dict[str, Any], explicit: str | None, candidates: tuple[str, ...], where: str
+) -> str | None:
+    if explicit is not None:
+        if explicit not in row:
+            raise InputError(f"{where}: no field {explicit!r} (fields: {', '.join(map(str, row))})")
+        return explicit
+    return next((name for name in candidates if name in row), None)
+
+
+def _document(row: Any, where: str, options: _Options) -> Document:
+    if not isinstance(row, dict):
+        raise InputError(f"{where}: expected an object with fields, got {type(row).__name__}")
+    text_name = _pick_field(row, options.text_field, TEXT_FIELDS, where)
+    if text_name is None:
+        raise InputError(
+            f"{where}: no document field (looked for {', '.join(TEXT_FIELDS)}; "
+            f"fields: {', '.join(map(str, row))}); name it with --text-field"
+        )
+    document = Document(id=str(row.get("id") or where))
+    value = row[text_name]
+    if isinstance(value, list) and all(isinstance(s, str) for s in value):
+        document.sentences = [s for s in value if s.strip()]
+    elif isinstance(value, str):
+        document.text = value.strip()
+    elif value is not None:
+        raise InputError(f"{where}: field {text_name!r} must be text or a list of sentences")
+    if not document.text and not document.sentences:
+        raise InputError(f"{where}: empty document in field {text_name!r}")
+
+    summary_name = _pick_field(row, options.summary_field, SUMMARY_FIELDS, where)
+    if summary_name is None:
+        if options.require_reference:
+            raise InputError(
+                f"{where}: no summary field (looked for {', '.join(SUMMARY_FIELDS)}; "
+                f"fields: {', '.join(map(str, row))}); name it with --summary-field"
+            )
+        return document
+    summary = row[summary_name]
+    if isinstance(summary, list):
+        summary = "\n".join(str(s) for s in summary)
+    document.reference = (summary or "").strip() if isinstance(summary, str) else ""
+    if options.require_reference and not document.reference:
+        raise InputError(f"{where}: empty summary in field {summary_name!r}")
+    return document

@@ -1,0 +1,163 @@
+"""BERTSUM model inputs: `[CLS] s1 [SEP] [CLS] s2 [SEP] ...` cut into windows at sentence boundaries."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from transformers import PreTrainedTokenizerBase
+
+
+@dataclass(frozen=True)
+class FeatureConfig:
+    """How sentences become encoder inputs.
+
+    max_window_tokens: longest sequence given to the encoder (its position limit, 512 for BERT).
+    max_tokens_per_sentence: longer sentences keep their first tokens.
+    min_sentence_tokens: shorter sentences are not encoded or scored.
+    max_sentences: score at most this many sentences per document (None: all).
+    truncate: keep only the first window (classic BERTSUM) instead of covering the document.
+    """
+
+    max_window_tokens: int = 512
+    max_tokens_per_sentence: int = 128
+    min_sentence_tokens: int = 3
+    max_sentences: int | None = None
+    truncate: bool = False
+
+    def __post_init__(self) -> None:
+        if self.max_window_tokens < 3:
+            raise ValueError(f"max_window_tokens must be at least 3, got {self.max_window_tokens}")
+        if not 1 <= self.max_tokens_per_sentence <= self.max_window_tokens - 2:
+            raise ValueError(
+                "max_tokens_per_sentence must be between 1 and max_window_tokens - 2 "
+                f"({self.max_window_tokens - 2}), got {self.max_tokens_per_sentence}"
+            )
+        if self.min_sentence_tokens < 1:
+            raise ValueError(f"min_sentence_tokens must be at least 1, got {self.min_sentence_tokens}")
+        if self.max_sentences is not None and self.max_sentences < 1:
+            raise ValueError(f"max_sentences must be at least 1 or null, got {self.max_sentences}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Window:
+    """One encoder sequence: whole sentences, each as `[CLS] tokens [SEP]`."""
+
+    input_ids: list[int]
+    cls_positions: list[int]
+    token_type_ids: list[int] | None = None
+
+    @property
+    def attention_mask(self) -> list[int]:
+        return [1] * len(self.input_ids)
+
+
+@dataclass
+class DocumentFeatures:
+    """Encoder inputs of one document and where each scored sentence sits in them.
+
+    `sentence_indices[j]` is the index (in the document's sentence list) of the j-th scored
+    sentence; its `[CLS]` is token `sentence_positions[j]` of window `sentence_windows[j]`.
+    Scored sentences appear in document order, windows in order, each sentence in one window.
+    """
+
+    windows: list[Window] = field(default_factory=list)
+    sentence_indices: list[int] = field(default_factory=list)
+    sentence_windows: list[int] = field(default_factory=list)
+    sentence_positions: list[int] = field(default_factory=list)
+
+    def to_columns(self) -> dict[str, Any]:
+        """Flat columns for a `datasets` row (token type ids are left out when absent)."""
+        columns: dict[str, Any] = {
+            "input_ids": [w.input_ids for w in self.windows],
+            "cls_positions": [w.cls_positions for w in self.windows],
+            "sentence_indices": self.sentence_indices,
+        }
+        if self.windows and self.windows[0].token_type_ids is not None:
+            columns["token_type_ids"] = [w.token_type_ids for w in self.windows]
+        return columns
+
+
+class FeatureBuilder:
+    """Turns sentences into `DocumentFeatures` with a Hugging Face tokenizer."""
+
+    def __init__(self, tokenizer: PreTrainedTokenizerBase, config: FeatureConfig) -> None:
+        if tokenizer.cls_token_id is None or tokenizer.sep_token_id is None:
+            raise ValueError(f"tokenizer {type(tokenizer).__name__} has no [CLS] or [SEP] token")
+        self.tokenizer = tokenizer
+        self.config = config
+        self.cls_id: int = tokenizer.cls_token_id
+        self.sep_id: int = tokenizer.sep_token_id
+        self.uses_token_types = "token_type_ids" in tokenizer.model_input_names
+        self._backend = None
+        if getattr(tokenizer, "backend_tokenizer", None) is not None:
+            # A copy without the padding or truncation a tokenizer.json may switch on.
+            self._backend = copy.deepcopy(tokenizer.backend_tokenizer)
+            self._backend.no_padding()
+            self._backend.no_truncation()
+
+    def tokenize(self, sentences: Sequence[str]) -> list[list[int]]:
+        """Word-piece ids of each sentence, without special tokens."""
+        if not sentences:
+            return []
+        if self._backend is not None:
+            encode = getattr(self._backend, "encode_batch_fast", self._backend.encode_batch)
+            return [e.ids for e in encode(list(sentences), add_special_tokens=False)]
+        return self.tokenizer(
+            list(sentences),
+            add_special_tokens=False,
+            return_attention_mask=False,
+            return_token_type_ids=False,
+        )["input_ids"]
+
+    def __call__(self, sentences: Sequence[str]) -> DocumentFeatures:
+        return self.from_token_ids(self.tokenize(sentences))
+
+    def batch(self, documents: Sequence[Sequence[str]]) -> list[DocumentFeatures]:
+        """Features of many documents, tokenizing all their sentences in one call."""
+        flat = self.tokenize([s for sentences in documents for s in sentences])
+        out, start = [], 0
+        for sentences in documents:
+            out.append(self.from_token_ids(flat[start : start + len(sentences)]))
+            start += len(sentences)
+        return out
+
+    def from_token_ids(self, sentence_ids: Sequence[Sequence[int]]) -> DocumentFeatures:
+        """Pack tokenized sentences into windows of at most `max_window_tokens` tokens."""
+        cfg = self.config
+        features = DocumentFeatures()
+        input_ids: list[int] = []
+        token_types: list[int] = []
+        cls_positions: list[int] = []
+
+        def close_window() -> None:
+            features.windows.append(
+                Window(input_ids, cls_positions, token_types if self.uses_token_types else None)
+            )
+
+        for index, ids in enumerate(sentence_ids):
+            if len(ids) < cfg.min_sentence_tokens:
+                continue
+            if cfg.max_sentences is not None and len(features.sentence_indices) >= cfg.max_sentences:
+                break
+            ids = ids[: cfg.max_tokens_per_sentence]
+            if cls_positions and len(input_ids) + len(ids) + 2 > cfg.max_window_tokens:
+                close_window()
+                if cfg.truncate:
+                    return features
+                input_ids, token_types, cls_positions = [], [], []
+            segment = len(cls_positions) % 2
+            features.sentence_indices.append(index)
+            features.sentence_windows.append(len(features.windows))
+            features.sentence_positions.append(len(input_ids))
+            cls_positions.append(len(input_ids))
+            input_ids.extend((self.cls_id, *ids, self.sep_id))
+            token_types.extend([segment] * (len(ids) + 2))
+        if cls_positions:
+            close_window()
+        return features

