@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 from summarizer.errors import InputError
@@ -27,3 +28,16 @@ def default_encoder_dir() -> Path:
 def aclsum_dir() -> Path:
     """The JSONL files of ACLSum as shipped by `aclsum`."""
     return package_dir("aclsum", "aclsum") / "dataset"
+
+
+def default_model_dir() -> Path:
+    """Where the main job exports its model and where `summarize` looks for one.
+
+    `$BERTSUM_MODEL_DIR` if set, else `$XDG_DATA_HOME/bertsum/default-model`
+    (`~/.local/share/bertsum/default-model`).
+    """
+    explicit = os.environ.get("BERTSUM_MODEL_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "bertsum" / "default-model"

@@ -1,0 +1,78 @@
+"""Shared fixtures: tiny random encoders saved with the real MiniLM vocabulary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import BertConfig, BertModel, DistilBertConfig, DistilBertModel, DistilBertTokenizerFast
+
+from summarizer.model import ExtractiveSummarizer, SummarizerConfig, load_tokenizer
+from summarizer.resources import default_encoder_dir
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test session caches preprocessed features in its own folder."""
+    monkeypatch.setenv("BERTSUM_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+@pytest.fixture(scope="session")
+def minilm_dir() -> Path:
+    return default_encoder_dir()
+
+
+@pytest.fixture(scope="session")
+def tokenizer(minilm_dir: Path):
+    return load_tokenizer(minilm_dir)
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder_dir(tmp_path_factory: pytest.TempPathFactory, tokenizer) -> Path:
+    """A random 2-layer BERT of width 32 with MiniLM's vocabulary and 512 positions."""
+    torch.manual_seed(0)
+    directory = tmp_path_factory.mktemp("tiny-bert")
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+    )
+    BertModel(config).save_pretrained(str(directory))
+    tokenizer.save_pretrained(str(directory))
+    return directory
+
+
+@pytest.fixture(scope="session")
+def tiny_distilbert_dir(tmp_path_factory: pytest.TempPathFactory, minilm_dir: Path) -> Path:
+    """A random DistilBERT (no token type ids) with MiniLM's vocabulary."""
+    torch.manual_seed(0)
+    directory = tmp_path_factory.mktemp("tiny-distilbert")
+    tokenizer = DistilBertTokenizerFast(vocab_file=str(minilm_dir / "vocab.txt"), do_lower_case=True)
+    config = DistilBertConfig(vocab_size=tokenizer.vocab_size, dim=32, n_layers=2, n_heads=2, hidden_dim=64)
+    DistilBertModel(config).save_pretrained(str(directory))
+    tokenizer.save_pretrained(str(directory))
+    return directory
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory, tiny_encoder_dir: Path) -> Path:
+    """An untrained exported summarizer around the tiny encoder (random but fixed scores)."""
+    torch.manual_seed(0)
+    directory = tmp_path_factory.mktemp("tiny-model")
+    model = ExtractiveSummarizer.from_encoder(tiny_encoder_dir, SummarizerConfig(head="transformer", head_heads=2, head_feedforward=64))
+    model.save_pretrained(directory, load_tokenizer(tiny_encoder_dir))
+    return directory
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data beside the checkout; tests using it skip when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data is not present")
+    return SHARED_DATA
