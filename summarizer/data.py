@@ -137,6 +137,16 @@ def _decode(data: bytes, where: str) -> str:
         raise InputError(f"{where}: not valid UTF-8 (byte {error.start})") from None
 
 
+def _read_text(path: Path) -> str:
+    """A whole file as UTF-8 text; the error names the line holding the first bad byte."""
+    data = _read_bytes(path)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError(f"{path}, line {line}: not valid UTF-8 (byte {error.start})") from None
+
+
 def _jsonl_rows(path: Path) -> Iterator[Row]:
     for number, raw in enumerate(_read_bytes(path).splitlines(), start=1):
         where = f"{path}, line {number}"
@@ -155,7 +165,7 @@ def _jsonl_rows(path: Path) -> Iterator[Row]:
 
 def _json_rows(path: Path) -> Iterator[Row]:
     try:
-        data = json.loads(_decode(_read_bytes(path), str(path)))
+        data = json.loads(_read_text(path))
     except json.JSONDecodeError as error:
         raise InputError(f"{path}, line {error.lineno}: malformed JSON: {error.msg}") from None
     if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), list):
@@ -167,7 +177,7 @@ def _json_rows(path: Path) -> Iterator[Row]:
 
 
 def _csv_rows(path: Path) -> Iterator[Row]:
-    text = _decode(_read_bytes(path), str(path))
+    text = _read_text(path)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
         for row in reader:
@@ -179,6 +189,8 @@ def _csv_rows(path: Path) -> Iterator[Row]:
 def _parquet_rows(path: Path) -> Iterator[Row]:
     import pyarrow.parquet as pq
 
+    if path.stat().st_size == 0:
+        raise InputError(f"{path}: empty file")
     try:
         table = pq.read_table(path)
     except Exception as error:  # pyarrow raises several types for a damaged file
@@ -207,7 +219,7 @@ def _saved_dataset_rows(path: Path, split: str | None) -> Iterator[Row]:
 def _story_rows(stories: list[Path]) -> Iterator[Row]:
     for story in stories:
         try:
-            text = _decode(_read_bytes(story), str(story))
+            text = _read_text(story)
         except InputError as error:
             yield str(story), error
             continue

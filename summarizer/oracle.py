@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import re
-from itertools import chain, count
 from collections.abc import Sequence
+from itertools import chain, count
 
 import numpy as np
 
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_WORD = re.compile(r"[a-z0-9]+")
 
 
 def rouge_words(text: str) -> list[str]:
     """Lower-cased alphanumeric words, as rouge-score tokenizes without stemming."""
-    return _NON_ALNUM.sub(" ", text.lower()).split()
+    return _WORD.findall(text.lower())
 
 
 def greedy_oracle(
@@ -37,93 +37,83 @@ def greedy_oracle_words(
     Each step adds the sentence that most raises ROUGE-1 F1 + ROUGE-2 F1 of the selection,
     counted on n-gram sets as in BERTSUM (bigrams do not cross sentence boundaries of the
     document); it stops after `max_sentences` or when no sentence raises the score. Ties go
-    to the earlier sentence. Each step is one pass over a sentence-by-n-gram matrix with
-    running counts of the selection's n-grams, never a union recomputed per candidate.
+    to the earlier sentence. Instead of a union of n-gram sets per candidate, each step
+    counts, per sentence, its n-grams that the selection already covers (one `bincount`).
     """
     n_sentences = len(sentence_words)
     if n_sentences == 0 or not reference_words or max_sentences < 1:
         return []
-    words = list(chain.from_iterable(sentence_words))
-    vocabulary = dict(zip(dict.fromkeys(chain(words, reference_words)), count()))
-    word_ids = np.fromiter(map(vocabulary.__getitem__, words), dtype=np.int64, count=len(words))
-    reference_ids = np.fromiter(
-        map(vocabulary.__getitem__, reference_words), dtype=np.int64, count=len(reference_words)
-    )
-    n_words = len(vocabulary)
     lengths = np.fromiter(map(len, sentence_words), dtype=np.int64, count=n_sentences)
+    n_words = int(lengths.sum())
+    # Word ids: the position of a word's first occurrence, in the document or the reference.
+    first_seen: dict[str, int] = {}
+    words = chain.from_iterable(sentence_words)
+    word_ids = np.fromiter(map(first_seen.setdefault, words, count()), dtype=np.int64, count=n_words)
+    reference_ids = np.fromiter(
+        map(first_seen.setdefault, reference_words, count(n_words)),
+        dtype=np.int64,
+        count=len(reference_words),
+    )
+    n_ids = n_words + len(reference_ids)
     sentence_of_word = np.repeat(np.arange(n_sentences), lengths)
-    same_sentence = sentence_of_word[:-1] == sentence_of_word[1:]
-    # Unigram columns are word ids; bigram columns are the distinct bigram codes.
-    bigram_codes = (word_ids[:-1] * n_words + word_ids[1:])[same_sentence]
-    reference_bigrams = reference_ids[:-1] * n_words + reference_ids[1:]
-    bigrams, column_of = np.unique(np.concatenate([bigram_codes, reference_bigrams]), return_inverse=True)
-    tables = []
-    for n_columns, rows, columns, reference_columns in (
-        (n_words, sentence_of_word, word_ids, reference_ids),
-        (
-            len(bigrams),
-            sentence_of_word[:-1][same_sentence],
-            column_of[: len(bigram_codes)],
-            column_of[len(bigram_codes) :],
-        ),
-    ):
-        incidence = np.zeros((n_sentences, n_columns), dtype=np.float32)
-        incidence[rows, columns] = 1.0
-        in_reference = np.zeros(n_columns, dtype=np.float32)
-        in_reference[reference_columns] = 1.0
-        tables.append(_NgramTable(incidence, in_reference))
+    inside = sentence_of_word[:-1] == sentence_of_word[1:]
+    # Every n-gram occurrence as key * owners + owner, where unigram keys are word ids,
+    # bigram keys are >= n_ids, and the owner is a sentence or the reference (n_sentences).
+    owners = n_sentences + 1
+    codes = np.sort(
+        np.concatenate(
+            [
+                word_ids * owners + sentence_of_word,
+                (_bigram_keys(word_ids, n_ids) * owners + sentence_of_word[:-1])[inside],
+                reference_ids * owners + n_sentences,
+                _bigram_keys(reference_ids, n_ids) * owners + n_sentences,
+            ]
+        )
+    )
+    codes = codes[np.concatenate(([True], codes[1:] != codes[:-1]))]  # each n-gram once per owner
+    keys, owner = np.divmod(codes, owners)
+    column = np.cumsum(np.concatenate(([False], keys[1:] != keys[:-1])))  # distinct n-grams
+    is_bigram = (keys >= n_ids).astype(np.int64)
+    of_reference = owner == n_sentences
+    in_reference = np.zeros(int(column[-1]) + 1, dtype=bool)
+    in_reference[column[of_reference]] = True
+    reference_counts = np.maximum(np.bincount(is_bigram[of_reference], minlength=2), 1).astype(np.float64)
+    # (sentence, n-gram) pairs, each counted in one of four slots per sentence: unigram or
+    # bigram, outside or inside the reference.
+    of_document = ~of_reference
+    pair_sentence, pair_column = owner[of_document], column[of_document]
+    slots = pair_sentence * 4 + is_bigram[of_document] + 2 * in_reference[pair_column]
+    n_slots = 4 * n_sentences
+    counts = np.bincount(slots, minlength=n_slots).reshape(n_sentences, 4).astype(np.float64)
+    covered_counts = np.zeros_like(counts)  # per sentence: its n-grams the selection has
+    covered = np.zeros(len(in_reference), dtype=bool)
+    totals = np.zeros(4)  # the selection's n-grams, in the same four slots
 
     selected: list[int] = []
     best_score = 0.0
     for _ in range(min(max_sentences, n_sentences)):
-        scores = tables[0].f1_with_each() + tables[1].f1_with_each()
-        scores[selected] = -np.inf
+        union = totals + counts - covered_counts  # the selection plus each sentence
+        overlap = union[:, 2:]
+        precision = overlap / np.maximum(union[:, :2] + overlap, 1.0)  # no n-grams: no overlap
+        recall = overlap / reference_counts
+        f1 = 2.0 * ((precision * recall) / (precision + recall + 1e-8))
+        scores = f1[:, 0] + f1[:, 1]
+        # A selected sentence adds nothing, so it scores exactly best_score and is never
+        # picked again: a pick must beat best_score.
         candidate = int(np.argmax(scores))
         if not scores[candidate] > best_score:
             break
         best_score = float(scores[candidate])
         selected.append(candidate)
-        for table in tables:
-            table.add(candidate)
+        totals = union[candidate]
+        covered[pair_column[pair_sentence == candidate]] = True
+        covered_counts = np.bincount(slots[covered[pair_column]], minlength=n_slots).reshape(n_sentences, 4)
     return sorted(selected)
 
 
-class _NgramTable:
-    """Running n-gram counts of a selection against every candidate sentence.
-
-    With S the selection's n-gram set, R the reference's and c a candidate's:
-    |S ∪ c| = |S| + |c| - |S ∩ c| and |(S ∪ c) ∩ R| = |S ∩ R| + |c ∩ R| - |S ∩ c ∩ R|;
-    the per-candidate intersections with S are kept up to date as sentences are added.
-    """
-
-    def __init__(self, incidence: np.ndarray, in_reference: np.ndarray) -> None:
-        self.incidence = incidence
-        self.in_reference = in_reference
-        self.reference_count = float(in_reference.sum())
-        self.covered = np.zeros(incidence.shape[1], dtype=np.float32)
-        self.sizes = incidence.sum(axis=1, dtype=np.float64)
-        self.hits = (incidence @ in_reference).astype(np.float64)
-        self.selected_size = 0.0
-        self.selected_hits = 0.0
-        self.shared = np.zeros(incidence.shape[0])
-        self.shared_hits = np.zeros(incidence.shape[0])
-
-    def f1_with_each(self) -> np.ndarray:
-        """ROUGE-N F1 (BERTSUM's formula) of the selection plus each sentence."""
-        evaluated = self.selected_size + self.sizes - self.shared
-        overlap = self.selected_hits + self.hits - self.shared_hits
-        precision = overlap / np.maximum(evaluated, 1.0)  # no n-grams: no overlap either
-        recall = overlap / self.reference_count if self.reference_count else np.zeros_like(overlap)
-        return 2.0 * ((precision * recall) / (precision + recall + 1e-8))
-
-    def add(self, sentence: int) -> None:
-        new = self.incidence[sentence] * (1.0 - self.covered)
-        new_hits = new * self.in_reference
-        self.covered += new
-        self.selected_size += float(new.sum())
-        self.selected_hits += float(new_hits.sum())
-        self.shared += self.incidence @ new
-        self.shared_hits += self.incidence @ new_hits
+def _bigram_keys(ids: np.ndarray, n_ids: int) -> np.ndarray:
+    """Key of each pair of neighbouring ids, from n_ids up (above every unigram key)."""
+    return (ids[:-1] + 1) * n_ids + ids[1:]
 
 
 def oracle_labels(

@@ -59,7 +59,10 @@ class DocumentPreprocessor:
         ]
         out: dict[str, list[Any]] = {"id": batch["id"], "sentences": documents, "reference": [], "labels": []}
         for document, features, reference in zip(documents, self.builder.batch(documents), batch["reference"]):
-            for name, value in features.to_columns().items():
+            columns = features.to_columns()
+            if self.builder.uses_token_types:  # also for a document with no sentence long enough
+                columns.setdefault("token_type_ids", [])
+            for name, value in columns.items():
                 out.setdefault(name, []).append(value)
             reference_sentences = split_sentences(reference, self.language)
             out["reference"].append(reference_sentences)
@@ -111,6 +114,7 @@ def preprocess(
         batch_size=64,
         num_proc=num_proc if num_proc > 1 else None,
         remove_columns=raw.column_names,
+        new_fingerprint=key,  # else `datasets` hashes the tokenizer, which takes longer than small runs
         desc="Preprocessing",
     )
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -132,12 +136,11 @@ def _cache_key(
     labels: LabelConfig | None,
     language: str,
 ) -> str:
-    vocabulary = hashlib.sha256(json.dumps(sorted(tokenizer.get_vocab().items())).encode()).hexdigest()
     key = json.dumps(
         [
             CACHE_VERSION,
             data.fingerprint,
-            vocabulary,
+            _tokenizer_digest(tokenizer),
             type(tokenizer).__name__,
             tokenizer.model_input_names,
             features.to_dict(),
@@ -146,3 +149,18 @@ def _cache_key(
         ]
     )
     return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def _tokenizer_digest(tokenizer: PreTrainedTokenizerBase) -> str:
+    """Digest of what decides the token ids: the backend's definition, else the vocabulary.
+
+    Padding and truncation, which calls to the tokenizer switch on and off, are left out.
+    """
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        definition: Any = tokenizer.get_vocab()
+    else:
+        definition = json.loads(backend.to_str())
+        definition.pop("padding", None)
+        definition.pop("truncation", None)
+    return hashlib.sha256(json.dumps(definition).encode()).hexdigest()

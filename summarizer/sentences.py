@@ -9,9 +9,13 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer
 
-_LINE_BREAK = re.compile(r"\s*\n\s*")
+# \r alone (old Mac files) and the Unicode line and paragraph separators break lines too.
+_LINE_BREAK = re.compile(r"\s*[\n\r\u2028\u2029]\s*")
+# Punkt only considers a break where this matches ('.', '?' or '!' before a space or punctuation);
+# a line without a match is one sentence, and Punkt need not look at it.
+_BREAK_CANDIDATE = PunktLanguageVars().period_context_re()
 
 
 def available_languages() -> list[str]:
@@ -51,5 +55,5 @@ def split_sentences(text: str | Sequence[str], language: str = "english") -> lis
         sentence
         for line in _LINE_BREAK.split(text.strip())
         if line
-        for sentence in tokenizer.tokenize(line)
+        for sentence in (tokenizer.tokenize(line) if _BREAK_CANDIDATE.search(line) else (line,))
     ]

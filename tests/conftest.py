@@ -53,7 +53,7 @@ def tiny_distilbert_dir(tmp_path_factory: pytest.TempPathFactory, minilm_dir: Pa
     """A random DistilBERT (no token type ids) with MiniLM's vocabulary."""
     torch.manual_seed(0)
     directory = tmp_path_factory.mktemp("tiny-distilbert")
-    tokenizer = DistilBertTokenizerFast(vocab_file=str(minilm_dir / "vocab.txt"), do_lower_case=True)
+    tokenizer = DistilBertTokenizerFast(vocab=str(minilm_dir / "vocab.txt"), do_lower_case=True)
     config = DistilBertConfig(vocab_size=tokenizer.vocab_size, dim=32, n_layers=2, n_heads=2, hidden_dim=64)
     DistilBertModel(config).save_pretrained(str(directory))
     tokenizer.save_pretrained(str(directory))

@@ -1,0 +1,188 @@
+"""The library interface: load a model once, summarize one text or a stream of them.
+
+Data flows text -> sentences -> features -> batch -> scores -> selection. A `Summarizer`
+holds no per-call state, so one instance can serve several threads at once.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import torch
+from transformers import PreTrainedTokenizerBase
+
+from summarizer.batch import Batch, collate
+from summarizer.errors import InputError
+from summarizer.features import DocumentFeatures, FeatureBuilder
+from summarizer.model import SETTINGS_FILE, ExtractiveSummarizer, load_tokenizer
+from summarizer.resources import default_model_dir
+from summarizer.selection import SelectionConfig, select_sentences
+from summarizer.sentences import split_sentences
+
+Text = str | Sequence[str]
+CHUNK_BATCHES = 8  # summarize_batch reads at most this many batches of documents ahead
+TRAIN_HINT = "train one with `make main` (or `python -m summarizer.train --config configs/default.yaml`)"
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The chosen sentences of one document, their indices and scores, in summary order.
+
+    `document` holds every sentence of the document and `sentence_scores` the score of each
+    (None for sentences too short to be scored). Scores are probabilities in [0, 1].
+    """
+
+    sentences: list[str]
+    indices: list[int]
+    scores: list[float]
+    document: list[str]
+    sentence_scores: list[float | None]
+
+    def __str__(self) -> str:
+        return " ".join(self.sentences)
+
+
+@dataclass(frozen=True)
+class PreparedDocument:
+    """A document split into sentences and turned into encoder windows."""
+
+    sentences: list[str]
+    features: DocumentFeatures
+
+    @property
+    def num_tokens(self) -> int:
+        return sum(len(window.input_ids) for window in self.features.windows)
+
+
+class Summarizer:
+    """Scores sentences with an `ExtractiveSummarizer` (in eval mode) and selects a summary."""
+
+    def __init__(self, model: ExtractiveSummarizer, tokenizer: PreTrainedTokenizerBase) -> None:
+        self.model = model
+        self.language = model.config.language
+        # Windows cover the whole document, so every sentence of a long document is scored.
+        features = replace(model.config.features, truncate=False, max_sentences=None)
+        self.builder = FeatureBuilder(tokenizer, features)
+        self.pad_token_id: int = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        self.device = next(model.parameters()).device
+
+    @classmethod
+    def from_pretrained(cls, path: str | Path | None = None, device: str | torch.device = "cpu") -> Summarizer:
+        """Load an exported model directory (default: `default_model_dir()`), never from the network."""
+        directory = Path(path).expanduser() if path is not None else default_model_dir()
+        if path is None and not (directory / SETTINGS_FILE).is_file():
+            raise InputError(
+                f"no trained model yet in {directory}; {TRAIN_HINT}, or pass the directory of a trained model"
+            )
+        if not directory.exists():
+            raise InputError(f"{directory}: no such model directory")
+        try:
+            model = ExtractiveSummarizer.from_pretrained(directory, device)
+            tokenizer = load_tokenizer(directory)
+        except InputError:
+            raise
+        except Exception as error:  # damaged files raise many types (OSError, ValueError, SafetensorError...)
+            raise InputError(f"{directory}: cannot load the model: {error}") from None
+        return cls(model, tokenizer)
+
+    def summarize(
+        self,
+        text: Text,
+        k: int = 3,
+        ratio: float | None = None,
+        max_words: int | None = None,
+        trigram_blocking: bool = True,
+        order: str = "document",
+    ) -> Summary:
+        """Summary of one document: raw text, or a list of sentences already split."""
+        return next(self.summarize_batch([text], 1, k, ratio, max_words, trigram_blocking, order))
+
+    def summarize_batch(
+        self,
+        texts: Iterable[Text],
+        batch_size: int = 16,
+        k: int = 3,
+        ratio: float | None = None,
+        max_words: int | None = None,
+        trigram_blocking: bool = True,
+        order: str = "document",
+    ) -> Iterator[Summary]:
+        """Summaries of `texts`, yielded lazily in input order.
+
+        Reads at most `batch_size * CHUNK_BATCHES` documents ahead of what it has yielded and
+        batches documents of similar length together, so any number of documents fits in
+        bounded memory. Options are checked before any document is read.
+        """
+        if isinstance(texts, str):
+            raise TypeError("summarize_batch takes an iterable of documents; use summarize for one text")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        selection = SelectionConfig(k, ratio, max_words, trigram_blocking, order)
+        return self._stream(iter(texts), batch_size, selection)
+
+    def _stream(self, texts: Iterator[Text], batch_size: int, selection: SelectionConfig) -> Iterator[Summary]:
+        for start in itertools.count(0, batch_size * CHUNK_BATCHES):
+            chunk = list(itertools.islice(texts, batch_size * CHUNK_BATCHES))
+            if not chunk:
+                return
+            prepared = self.prepare(chunk, first_position=start)
+            scores: list[list[float]] = [[] for _ in prepared]
+            for group in length_batches(prepared, batch_size):
+                for position, document_scores in zip(group, self.score([prepared[i] for i in group])):
+                    scores[position] = document_scores
+            for document, document_scores in zip(prepared, scores):
+                yield _summary(document, document_scores, selection)
+
+    def prepare(self, texts: Sequence[Text], first_position: int = 0) -> list[PreparedDocument]:
+        """Split and tokenize documents (`first_position` numbers them in error messages)."""
+        documents = [self.sentences(text, first_position + i) for i, text in enumerate(texts)]
+        return [PreparedDocument(s, f) for s, f in zip(documents, self.builder.batch(documents))]
+
+    def sentences(self, text: Text, position: int = 0) -> list[str]:
+        """The sentences of a document given as text or as a list of sentences."""
+        if isinstance(text, str):
+            return split_sentences(text, self.language)
+        if isinstance(text, Sequence) and all(isinstance(s, str) for s in text):
+            return list(text)
+        raise TypeError(f"document {position}: expected text or a list of sentences, got {type(text).__name__}")
+
+    def collate(self, documents: Sequence[PreparedDocument]) -> Batch:
+        """One padded batch of the documents' windows, on the model's device."""
+        rows = [document.features.to_columns() for document in documents]
+        batch = collate(rows, self.pad_token_id, token_slots=self.model.config.pooling == "mean")
+        return batch.to(self.device)
+
+    def score(self, documents: Sequence[PreparedDocument]) -> list[list[float]]:
+        """Score of each scored sentence (in `features.sentence_indices` order), as one batch."""
+        scores: list[list[float]] = [[] for _ in documents]
+        present = [i for i, document in enumerate(documents) if document.features.sentence_indices]
+        if not present:
+            return scores
+        with torch.inference_mode():
+            logits = self.model(self.collate([documents[i] for i in present]))
+            probabilities = torch.sigmoid(logits.float()).cpu()
+        for row, i in enumerate(present):
+            scores[i] = probabilities[row, : len(documents[i].features.sentence_indices)].tolist()
+        return scores
+
+
+def length_batches(documents: Sequence[PreparedDocument], batch_size: int) -> list[list[int]]:
+    """Positions of `documents` grouped into batches of similar token counts."""
+    order = sorted(range(len(documents)), key=lambda i: documents[i].num_tokens)
+    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+
+
+def _summary(document: PreparedDocument, scores: list[float], selection: SelectionConfig) -> Summary:
+    indices = document.features.sentence_indices
+    chosen = select_sentences(document.sentences, indices, scores, selection)
+    by_index = dict(zip(indices, scores))
+    return Summary(
+        sentences=[document.sentences[i] for i in chosen],
+        indices=chosen,
+        scores=[by_index[i] for i in chosen],
+        document=document.sentences,
+        sentence_scores=[by_index.get(i) for i in range(len(document.sentences))],
+    )

@@ -1,0 +1,373 @@
+"""The `summarize` command: summarize text files, directories or stdin with a trained model.
+
+Each input file is one document. Exit status: 0 when every input was summarized, 1 when
+some input or output failed (each reported on stderr, the rest still summarized), 2 for
+usage errors and models that cannot be loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import itertools
+import json
+import os
+import sys
+import tempfile
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from tqdm import tqdm
+
+from summarizer.api import Summarizer, Summary
+from summarizer.errors import InputError
+from summarizer.selection import ORDERS
+
+PROG = "summarize"
+FORMATS = ("text", "json", "jsonl", "html")
+EXTENSIONS = {"text": ".txt", "json": ".json", "jsonl": ".jsonl", "html": ".html"}
+STDIN = "-"
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input document: a file, or stdin when `path` is None."""
+
+    path: Path | None
+    name: str  # as shown in messages and outputs
+    relative: Path  # where its output goes under an output directory
+
+
+def positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {value!r}")
+    return number
+
+
+def fraction(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0.0
+    if not 0.0 < number <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {value!r}")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Summarize text files by extracting their most important sentences.",
+        epilog="Exit status: 0 all summarized, 1 some input or output failed, 2 usage or model error.",
+    )
+    parser.add_argument(
+        "inputs", nargs="+", metavar="INPUT", help="text files, directories (recursive) or - for stdin"
+    )
+    parser.add_argument("--model", type=Path, help="exported model directory (default: the main training job's model)")
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("-k", type=positive_int, default=3, help="number of sentences (default 3)")
+    length.add_argument("--ratio", type=fraction, help="fraction of the document's sentences, e.g. 0.3")
+    length.add_argument("--max-words", type=positive_int, help="at most this many words")
+    parser.add_argument("--no-trigram-blocking", action="store_true", help="allow sentences that repeat a word trigram")
+    parser.add_argument("--order", choices=ORDERS, default="document", help="sentence order in the summary")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        help="output file, or directory (existing, or named with a trailing /) for one output per input file",
+    )
+    parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
+    parser.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda (default cpu)")
+    return parser
+
+
+class UsageError(Exception):
+    """Arguments that cannot work together."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # argparse exits 2 on usage errors, 0 after --help
+        return stop.code if isinstance(stop.code, int) else 2
+    try:
+        return _run(args)
+    except UsageError as error:
+        parser.print_usage(sys.stderr)
+        _report(f"error: {error}")
+        return 2
+    except InputError as error:
+        _report(str(error))
+        return 2
+    except KeyboardInterrupt:
+        _report("interrupted")
+        return 130
+    except BrokenPipeError:  # the reader of stdout went away (`summarize ... | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as error:  # anything else still ends with a message, not a traceback
+        _report(f"unexpected error: {type(error).__name__}: {error}")
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    output = Path(args.output) if args.output else None
+    sources, failed = collect_sources(args.inputs, exclude=output)
+    if not sources:
+        return 1
+    to_directory = output is not None and (output.is_dir() or args.output.endswith(("/", os.sep)))
+    check_outputs(sources, output, args.format, to_directory)
+    summarizer = Summarizer.from_pretrained(args.model, device=args.device)
+    options = {
+        "k": args.k,
+        "ratio": args.ratio,
+        "max_words": args.max_words,
+        "trigram_blocking": not args.no_trigram_blocking,
+        "order": args.order,
+    }
+    # A progress bar on stderr when several files are summarized for a person at a terminal.
+    quiet = len(sources) < 2 or not sys.stderr.isatty()
+    progress = tqdm(total=len(sources), unit="file", file=sys.stderr, disable=quiet)
+    pending: deque[Source] = deque()
+
+    def texts() -> Iterator[str]:
+        nonlocal failed
+        for source in sources:
+            try:
+                text = read_text(source)
+            except InputError as error:
+                _report(str(error))
+                progress.update()
+                failed = True
+                continue
+            pending.append(source)
+            yield text
+
+    summaries = summarizer.summarize_batch(texts(), args.batch_size, **options)
+    results = ((pending.popleft(), summary) for summary in summaries)
+    try:
+        if to_directory:
+            for source, summary in results:
+                target = output / source.relative.with_suffix(EXTENSIONS[args.format])
+                try:
+                    with atomic_writer(target) as out:
+                        write_one(out, args.format, source, summary)
+                except OSError as error:
+                    _report(f"{target}: cannot write: {error.strerror or error}")
+                    failed = True
+                progress.update()
+        else:
+            try:
+                written = write_all(output, args.format, results, len(sources) > 1, progress.update)
+            except OSError as error:
+                _report(f"{output}: cannot write: {error.strerror or error}")
+                return 1
+            failed = failed or not written
+    finally:
+        progress.close()
+    return 1 if failed else 0
+
+
+def collect_sources(inputs: list[str], exclude: Path | None = None) -> tuple[list[Source], bool]:
+    """The files named by `inputs` (directories walked recursively, hidden entries skipped).
+
+    Returns them and whether some input was missing (reported on stderr). `exclude` (the
+    output location) is never read as input.
+    """
+    if inputs.count(STDIN) > 1:
+        raise UsageError("stdin (-) can be read only once")
+    excluded = exclude.resolve() if exclude is not None else None
+    sources: list[Source] = []
+    failed = False
+    for item in inputs:
+        if item == STDIN:
+            sources.append(Source(None, "<stdin>", Path("stdin")))
+            continue
+        path = Path(item)
+        if path.is_dir():
+            root = path.resolve()
+            # Earlier outputs written inside the directory are not inputs (unless it is the output).
+            skip = excluded if excluded not in (None, root, *root.parents) else None
+            files = [
+                file
+                for file in sorted(path.rglob("*"))
+                if file.is_file()
+                and not any(part.startswith(".") for part in file.relative_to(path).parts)
+                and not (skip is not None and skip in (file.resolve(), *file.resolve().parents))
+            ]
+            if not files:
+                _report(f"{path}: no files in this directory")
+                failed = True
+            sources.extend(Source(file, str(file), file.relative_to(path)) for file in files)
+        elif path.exists():
+            sources.append(Source(path, str(path), Path(path.name)))
+        else:
+            _report(f"{path}: no such file or directory")
+            failed = True
+    return sources, failed
+
+
+def check_outputs(sources: list[Source], output: Path | None, output_format: str, to_directory: bool) -> None:
+    """Refuse outputs that would collide with each other or overwrite an input."""
+    if output is None:
+        return
+    inputs = {source.path.resolve(): source.name for source in sources if source.path is not None}
+    if not to_directory:
+        if output.resolve() in inputs:
+            raise UsageError(f"the output {output} would overwrite its input")
+        return
+    seen: dict[Path, str] = {}
+    for source in sources:
+        target = (output / source.relative.with_suffix(EXTENSIONS[output_format])).resolve()
+        if target in inputs:
+            raise UsageError(f"the output for {source.name} would overwrite the input {inputs[target]}")
+        if target in seen:
+            raise UsageError(f"{seen[target]} and {source.name} would both be written to {target}")
+        seen[target] = source.name
+
+
+def read_text(source: Source) -> str:
+    """The UTF-8 text of `source`; an `InputError` naming it when it is not usable text."""
+    try:
+        data = sys.stdin.buffer.read() if source.path is None else source.path.read_bytes()
+    except OSError as error:
+        raise InputError(f"{source.name}: cannot read: {error.strerror or error}") from None
+    if b"\x00" in data:
+        raise InputError(f"{source.name}: binary file, not text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{source.name}: not valid UTF-8 text (byte {error.start})") from None
+    if not text.strip():
+        raise InputError(f"{source.name}: empty file")
+    return text
+
+
+@contextmanager
+def atomic_writer(target: Path) -> Iterator[IO[str]]:
+    """A text file that appears at `target` only once it is completely written."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            yield out
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_all(
+    target: Path | None,
+    output_format: str,
+    results: Iterator[tuple[Source, Summary]],
+    several: bool,
+    advance: Callable[[], object],
+) -> bool:
+    """Write every summary to `target` (stdout when None); False when there was none.
+
+    A file target appears only when at least one summary was written.
+    """
+    if target is None:
+        return _write_stream(sys.stdout, output_format, results, several, advance)
+    first = next(results, None)
+    if first is None:
+        return False
+    with atomic_writer(target) as out:
+        return _write_stream(out, output_format, itertools.chain([first], results), several, advance)
+
+
+def _write_stream(
+    out: IO[str],
+    output_format: str,
+    results: Iterator[tuple[Source, Summary]],
+    several: bool,
+    advance: Callable[[], object],
+) -> bool:
+    count = 0
+    for source, summary in results:
+        if count == 0:
+            opening = {"json": "[\n", "html": _html_head("Summaries" if several else source.name)}
+            out.write(opening.get(output_format, ""))
+        if output_format == "text":
+            out.write(("\n" if count else "") + (f"==> {source.name} <==\n" if several else "") + _text(summary))
+        elif output_format == "json":
+            out.write((",\n" if count else "") + json.dumps(_record(source, summary), ensure_ascii=False, indent=2))
+        elif output_format == "jsonl":
+            out.write(json.dumps(_record(source, summary), ensure_ascii=False) + "\n")
+        else:
+            out.write(_html_section(source, summary))
+        out.flush()
+        count += 1
+        advance()
+    if count:
+        out.write({"json": "\n]\n", "html": _HTML_TAIL}.get(output_format, ""))
+    return count > 0
+
+
+def write_one(out: IO[str], output_format: str, source: Source, summary: Summary) -> None:
+    """One document's output, as written to its own file."""
+    if output_format == "text":
+        out.write(_text(summary))
+    elif output_format == "json":
+        out.write(json.dumps(_record(source, summary), ensure_ascii=False, indent=2) + "\n")
+    elif output_format == "jsonl":
+        out.write(json.dumps(_record(source, summary), ensure_ascii=False) + "\n")
+    else:
+        out.write(_html_head(source.name) + _html_section(source, summary) + _HTML_TAIL)
+
+
+def _text(summary: Summary) -> str:
+    return "".join(f"{sentence}\n" for sentence in summary.sentences)
+
+
+def _record(source: Source, summary: Summary) -> dict[str, object]:
+    return {
+        "file": source.name,
+        "summary": str(summary),
+        "sentences": summary.sentences,
+        "indices": summary.indices,
+        "scores": [round(score, 6) for score in summary.scores],
+    }
+
+
+_HTML_STYLE = (
+    "body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.5}"
+    "mark{background:#fff3a0}.score{font-size:.75em;color:#555;margin-left:.2em}"
+)
+_HTML_TAIL = "</body>\n</html>\n"
+
+
+def _html_head(title: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{_HTML_STYLE}</style>\n</head>\n<body>\n"
+    )
+
+
+def _html_section(source: Source, summary: Summary) -> str:
+    """The whole document, chosen sentences highlighted with their scores."""
+    chosen = set(summary.indices)
+    parts = []
+    for index, (sentence, score) in enumerate(zip(summary.document, summary.sentence_scores)):
+        text = html.escape(sentence)
+        title = f' title="score {score:.3f}"' if score is not None else ""
+        if index in chosen:
+            parts.append(f'<mark{title}>{text}</mark><span class="score">{score:.3f}</span>')
+        else:
+            parts.append(f"<span{title}>{text}</span>")
+    return f"<section>\n<h2>{html.escape(source.name)}</h2>\n<p>{' '.join(parts)}</p>\n</section>\n"
+
+
+def _report(message: str) -> None:
+    tqdm.write(f"{PROG}: {message}", file=sys.stderr)  # above the progress bar when there is one

@@ -1,0 +1,373 @@
+"""Training settings: nested dataclasses read from YAML, with `dotted.key=value` overrides.
+
+Every setting has a default here; a YAML file and then the command line override them. An
+unknown key or a value of the wrong type or range raises `ConfigError` naming the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+import yaml
+
+from summarizer.model import SummarizerConfig
+from summarizer.resources import default_encoder_dir, default_model_dir
+from summarizer.selection import SelectionConfig
+
+SCHEDULERS = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup")
+MONITORS = ("val_rouge", "val_rouge1", "val_rouge2", "val_rougeLsum", "val_loss")
+
+
+class ConfigError(ValueError):
+    """A setting that does not exist or has an unusable value; the message names its key."""
+
+
+@dataclass
+class ModelConfig(SummarizerConfig):
+    """The summarizer's settings, the encoder to fine-tune (null: the packaged MiniLM), and
+    `attention_dropout`, the encoder's dropout on attention weights while training (null: the
+    encoder's own). At 0 PyTorch runs attention as one fused kernel, much faster on a CPU.
+    """
+
+    encoder: str | None = None
+    attention_dropout: float | None = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.attention_dropout is not None and not 0.0 <= self.attention_dropout < 1.0:
+            raise ValueError(f"attention_dropout must be in [0, 1) or null, got {self.attention_dropout}")
+
+    def encoder_dir(self) -> Path:
+        return Path(self.encoder).expanduser() if self.encoder else default_encoder_dir()
+
+    def summarizer_config(self) -> SummarizerConfig:
+        """The settings saved with the model (everything but the encoder's location)."""
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(SummarizerConfig)}
+        return SummarizerConfig(**values)
+
+
+@dataclass
+class DataConfig:
+    """Where documents come from and how they are batched.
+
+    `train`, `validation` and `test` are specs for `load_documents` (`aclsum`, a file or a
+    directory) read with their `*_split`. With `validation: null` and `validation_fraction`
+    above 0 (likewise for test), that share of the training documents is held out instead.
+    Batches hold `batch_size` documents of similar length: the shuffled documents are cut
+    into chunks of `bucket_batches` batches and sorted by length within each chunk.
+    """
+
+    train: str = "aclsum"
+    train_split: str | None = "train"
+    validation: str | None = "aclsum"
+    validation_split: str | None = "validation"
+    test: str | None = "aclsum"
+    test_split: str | None = "test"
+    validation_fraction: float = 0.0
+    test_fraction: float = 0.0
+    text_field: str | None = None
+    summary_field: str | None = None
+    skip_bad_rows: bool = False
+    limit_train: int | None = None
+    limit_validation: int | None = None
+    limit_test: int | None = None
+    oracle_size: int = 3
+    batch_size: int = 4
+    eval_batch_size: int = 8
+    bucket_batches: int = 32
+    num_workers: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("validation", "test"):
+            fraction = getattr(self, f"{name}_fraction")
+            if not 0.0 <= fraction < 1.0:
+                raise ValueError(f"{name}_fraction must be in [0, 1), got {fraction}")
+            if fraction > 0 and getattr(self, name) is not None:
+                raise ValueError(f"set {name}: null to hold out {name}_fraction of the training documents")
+        if self.validation_fraction + self.test_fraction >= 1.0:
+            raise ValueError("validation_fraction + test_fraction must leave training documents")
+        for name in ("limit_train", "limit_validation", "limit_test"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1 or null, got {value}")
+        for name in ("oracle_size", "batch_size", "eval_batch_size", "bucket_batches"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.num_workers < 0:
+            raise ValueError(f"num_workers must be at least 0, got {self.num_workers}")
+
+
+@dataclass
+class OptimConfig:
+    """AdamW with its own learning rate for the encoder and the head, warmup then `scheduler`.
+
+    `warmup_steps` (optimizer steps) wins over `warmup_ratio` (share of all steps) when set.
+    `scheduler` names one of transformers' schedules (see SCHEDULERS). `fused` runs AdamW as
+    one kernel over all parameters (on CPU and CUDA), several times faster than a loop.
+    """
+
+    encoder_lr: float = 2e-5
+    head_lr: float = 1e-3
+    weight_decay: float = 0.01
+    betas: list[float] = field(default_factory=lambda: [0.9, 0.999])
+    eps: float = 1e-8
+    warmup_ratio: float = 0.1
+    warmup_steps: int | None = None
+    scheduler: str = "linear"
+    fused: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("encoder_lr", "head_lr"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+        if self.weight_decay < 0:
+            raise ValueError(f"weight_decay must not be negative, got {self.weight_decay}")
+        if len(self.betas) != 2 or not all(0.0 <= b < 1.0 for b in self.betas):
+            raise ValueError(f"betas must be two numbers in [0, 1), got {self.betas}")
+        if not 0.0 <= self.warmup_ratio < 1.0:
+            raise ValueError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
+        if self.warmup_steps is not None and self.warmup_steps < 0:
+            raise ValueError(f"warmup_steps must not be negative, got {self.warmup_steps}")
+        if self.scheduler not in SCHEDULERS:
+            raise ValueError(f"scheduler must be one of {', '.join(SCHEDULERS)}, got {self.scheduler!r}")
+
+
+@dataclass
+class TrainerConfig:
+    """Passed to `pytorch_lightning.Trainer` as they are (see its documentation)."""
+
+    max_epochs: int = 3
+    max_steps: int = -1
+    max_time: str | None = None
+    accelerator: str = "auto"
+    strategy: str = "auto"
+    devices: int | str | list[int] = "auto"
+    num_nodes: int = 1
+    precision: str | int = "32-true"
+    accumulate_grad_batches: int = 1
+    gradient_clip_val: float | None = 1.0
+    gradient_clip_algorithm: str = "norm"
+    check_val_every_n_epoch: int = 1
+    num_sanity_val_steps: int = 2
+    log_every_n_steps: int = 10
+    deterministic: bool = False
+    enable_progress_bar: bool = True
+    enable_model_summary: bool = True
+
+    def __post_init__(self) -> None:
+        if self.max_epochs < 1:
+            raise ValueError(f"max_epochs must be at least 1, got {self.max_epochs}")
+        if self.accumulate_grad_batches < 1:
+            raise ValueError(f"accumulate_grad_batches must be at least 1, got {self.accumulate_grad_batches}")
+
+
+@dataclass
+class CheckpointConfig:
+    """Which validation metric picks the best checkpoint, and early stopping on it.
+
+    `monitor` is val_rouge (mean of ROUGE-1, -2 and -Lsum F1), val_rouge1, val_rouge2,
+    val_rougeLsum or val_loss. `patience: null` turns early stopping off.
+    """
+
+    monitor: str = "val_rouge"
+    patience: int | None = 3
+    min_delta: float = 0.0
+    save_top_k: int = 1
+
+    def __post_init__(self) -> None:
+        if self.monitor not in MONITORS:
+            raise ValueError(f"monitor must be one of {', '.join(MONITORS)}, got {self.monitor!r}")
+        if self.patience is not None and self.patience < 1:
+            raise ValueError(f"patience must be at least 1 or null, got {self.patience}")
+        if self.save_top_k < 1:
+            raise ValueError(f"save_top_k must be at least 1, got {self.save_top_k}")
+
+    @property
+    def mode(self) -> str:
+        return "min" if self.monitor == "val_loss" else "max"
+
+
+@dataclass
+class OutputConfig:
+    """Run directory `runs_dir/NAME` (checkpoints, logs) and where the best model is exported.
+
+    The export goes to `export_dir`, or with `default_model: true` to the default model
+    directory that `summarize` reads, or else to `runs_dir/NAME/model`.
+    """
+
+    runs_dir: str = "runs"
+    export_dir: str | None = None
+    default_model: bool = False
+
+    def __post_init__(self) -> None:
+        if self.default_model and self.export_dir is not None:
+            raise ValueError("set either export_dir or default_model: true, not both")
+
+
+@dataclass
+class TrainConfig:
+    """Everything one training run needs."""
+
+    name: str = "run"
+    seed: int = 42
+    model: ModelConfig = field(default_factory=ModelConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    selection: SelectionConfig = field(default_factory=SelectionConfig)
+    trainer: TrainerConfig = field(default_factory=TrainerConfig)
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
+
+    def __post_init__(self) -> None:
+        if not self.name or "/" in self.name or self.name in (".", ".."):
+            raise ValueError(f"name must be a plain folder name, got {self.name!r}")
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.output.runs_dir) / self.name
+
+    @property
+    def export_dir(self) -> Path:
+        if self.output.default_model:
+            return default_model_dir()
+        return Path(self.output.export_dir) if self.output.export_dir else self.run_dir / "model"
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(dataclasses.asdict(self), sort_keys=False)
+
+
+def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -> TrainConfig:
+    """Defaults, then the YAML file at `path`, then `key.sub=value` overrides (values in YAML syntax)."""
+    values: dict[str, Any] = {}
+    if path is not None:
+        values = _read_yaml(Path(path))
+    for override in overrides:
+        key, value = _parse_override(override)
+        _set_dotted(values, key, value)
+    return _build(TrainConfig, values, "")
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the config: {error.strerror}") from None
+    try:
+        values = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: not valid YAML: {error}") from None
+    if values is None:
+        return {}
+    if not isinstance(values, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of settings")
+    return values
+
+
+def _parse_override(override: str) -> tuple[str, Any]:
+    key, sep, raw = override.partition("=")
+    key = key.strip()
+    if not sep or not key or any(not part for part in key.split(".")):
+        raise ConfigError(f"{override!r}: an override looks like section.key=value")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError:
+        value = raw
+    return key, value
+
+
+def _set_dotted(values: dict[str, Any], key: str, value: Any) -> None:
+    *parents, last = key.split(".")
+    node = values
+    for depth, part in enumerate(parents):
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"{'.'.join(parents[: depth + 1])}: is a value, not a section")
+        node = child
+    node[last] = value
+
+
+def _build(cls: type, values: Any, path: str) -> Any:
+    if not isinstance(values, dict):
+        raise ConfigError(f"{path or 'config'}: expected a section of settings, got {_describe(values)}")
+    hints = typing.get_type_hints(cls)
+    known = {f.name for f in dataclasses.fields(cls) if f.init}
+    kwargs = {}
+    for key, value in values.items():
+        where = f"{path}.{key}" if path else str(key)
+        if key not in known:
+            raise ConfigError(f"{where}: unknown setting (known in {path or 'the config'}: {', '.join(sorted(known))})")
+        kwargs[key] = _coerce(hints[key], value, where)
+    try:
+        return cls(**kwargs)
+    except ConfigError:
+        raise
+    except (TypeError, ValueError) as error:
+        # Checks in __post_init__ start their message with the field's name.
+        first = str(error).split(" ", 1)[0]
+        where = f"{path}.{first}" if path and first in known else path or "config"
+        raise ConfigError(f"{where}: {error}") from None
+
+
+def _coerce(hint: Any, value: Any, where: str) -> Any:
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, where)
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = typing.get_args(hint)
+        if value is None and type(None) in options:
+            return None
+        for option in options:
+            if option is type(None):
+                continue
+            try:
+                return _coerce(option, value, where)
+            except ConfigError:
+                continue
+        raise ConfigError(f"{where}: expected {_name(hint)}, got {_describe(value)}")
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        if not isinstance(value, list):
+            raise ConfigError(f"{where}: expected {_name(hint)}, got {_describe(value)}")
+        return [_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+    elif hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif hint is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):  # YAML reads 2e-5 (no dot) as text
+            try:
+                return float(value)
+            except ValueError:
+                pass
+    elif hint is str:
+        if isinstance(value, str):
+            return value
+    else:
+        raise ConfigError(f"{where}: settings of type {_name(hint)} are not supported")
+    raise ConfigError(f"{where}: expected {_name(hint)}, got {_describe(value)}")
+
+
+def _name(hint: Any) -> str:
+    if typing.get_origin(hint) in (Union, types.UnionType):
+        return " or ".join("null" if a is type(None) else _name(a) for a in typing.get_args(hint))
+    if typing.get_origin(hint) is list:
+        return f"a list of {_name(typing.get_args(hint)[0])}"
+    return {bool: "true/false", int: "an integer", float: "a number", str: "text"}.get(hint, str(hint))
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a section"
+    return f"{value!r}"

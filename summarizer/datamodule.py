@@ -1,0 +1,255 @@
+"""Training, validation and test documents as length-grouped, dynamically padded batches."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
+
+import datasets
+import pytorch_lightning as pl
+import torch
+from torch.utils.data import BatchSampler, DataLoader, Sampler
+from transformers import PreTrainedTokenizerBase
+
+from summarizer.batch import Batch, collate
+from summarizer.config import DataConfig
+from summarizer.data import LoadedData, load_documents
+from summarizer.errors import InputError
+from summarizer.features import FeatureConfig
+from summarizer.preprocess import LabelConfig, preprocess
+
+SPLIT_SEED = 0
+
+
+@dataclass
+class DocumentBatch:
+    """A model `Batch` and the texts needed to score its selections with ROUGE."""
+
+    batch: Batch
+    ids: list[str]
+    sentences: list[list[str]]
+    sentence_indices: list[list[int]]
+    references: list[list[str]]
+
+    def to(self, device: torch.device | str) -> DocumentBatch:
+        return replace(self, batch=self.batch.to(device))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def collate_documents(rows: Sequence[Mapping[str, Any]], pad_token_id: int, token_slots: bool) -> DocumentBatch:
+    """Pad preprocessed rows into a `DocumentBatch`."""
+    return DocumentBatch(
+        batch=collate(rows, pad_token_id, token_slots=token_slots),
+        ids=[row["id"] for row in rows],
+        sentences=[row["sentences"] for row in rows],
+        sentence_indices=[row["sentence_indices"] for row in rows],
+        references=[row["reference"] for row in rows],
+    )
+
+
+class LengthGroupedSampler(Sampler[int]):
+    """Document indices in an order whose consecutive `batch_size` runs have similar lengths.
+
+    With `shuffle` (training), each epoch (see `set_epoch`) shuffles the documents with
+    `seed + epoch`, sorts them by length within chunks of `bucket_batches` batches, and
+    shuffles the batches (the one short batch stays last); under several processes the
+    batches are dealt out in turn, and every process gets as many (repeating the first ones)
+    so that they step together. Without `shuffle` (evaluation), each process takes every
+    `num_replicas`-th document, longest first, and none is repeated.
+    """
+
+    def __init__(
+        self,
+        lengths: Sequence[int],
+        batch_size: int,
+        *,
+        shuffle: bool,
+        seed: int = 0,
+        bucket_batches: int = 32,
+        num_replicas: int = 1,
+        rank: int = 0,
+    ) -> None:
+        self.lengths = list(lengths)
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.seed = seed
+        self.bucket_batches = bucket_batches
+        self.num_replicas = num_replicas
+        self.rank = rank
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def batches(self) -> list[list[int]]:
+        """This process's batches for the current epoch."""
+        order = list(range(len(self.lengths)))
+        if not self.shuffle:
+            order.sort(key=lambda i: -self.lengths[i])
+            return self._cut(order[self.rank :: self.num_replicas])
+        rng = random.Random(self.seed + self.epoch)
+        rng.shuffle(order)
+        chunk = self.batch_size * self.bucket_batches
+        batches = self._cut(
+            [i for start in range(0, len(order), chunk) for i in sorted(order[start : start + chunk], key=self.lengths.__getitem__)]
+        )
+        short = batches[-1:] if batches and len(batches[-1]) < self.batch_size else []
+        full = batches[: len(batches) - len(short)]
+        rng.shuffle(full)
+        batches = full + short
+        missing = -len(batches) % self.num_replicas
+        batches += list(itertools.islice(itertools.cycle(full or batches), missing))
+        return batches[self.rank :: self.num_replicas]
+
+    def _cut(self, order: list[int]) -> list[list[int]]:
+        return [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+
+    def __iter__(self) -> Iterator[int]:
+        return (i for batch in self.batches() for i in batch)
+
+    def __len__(self) -> int:
+        return sum(len(batch) for batch in self.batches())
+
+
+class SummarizationDataModule(pl.LightningDataModule):
+    """Loads documents named by a `DataConfig`, preprocesses them (cached) and batches them."""
+
+    def __init__(
+        self,
+        data: DataConfig,
+        features: FeatureConfig,
+        tokenizer: PreTrainedTokenizerBase,
+        *,
+        language: str = "english",
+        token_slots: bool = False,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        self.data = data
+        self.features = features
+        self.tokenizer = tokenizer
+        self.language = language
+        self.token_slots = token_slots
+        self.seed = seed
+        self.datasets: dict[str, datasets.Dataset] = {}
+
+    def prepare_data(self) -> None:
+        """Read and preprocess every split once, filling the feature cache."""
+        self._preprocess_all()
+
+    def setup(self, stage: str | None = None) -> None:
+        if not self.datasets:
+            self.datasets = self._preprocess_all()
+
+    def has(self, split: str) -> bool:
+        """Whether the configuration names documents for `split`."""
+        if split == "train":
+            return True
+        return getattr(self.data, split) is not None or getattr(self.data, f"{split}_fraction") > 0
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader("train", self.data.batch_size, shuffle=True)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader("validation", self.data.eval_batch_size, shuffle=False)
+
+    def test_dataloader(self) -> DataLoader:
+        return self._loader("test", self.data.eval_batch_size, shuffle=False)
+
+    def _loader(self, split: str, batch_size: int, shuffle: bool) -> DataLoader:
+        dataset = self.datasets[split]
+        trainer = self.trainer
+        sampler = LengthGroupedSampler(
+            [sum(map(len, windows)) for windows in dataset["input_ids"]],
+            batch_size,
+            shuffle=shuffle,
+            seed=self.seed,
+            bucket_batches=self.data.bucket_batches,
+            num_replicas=trainer.world_size if trainer else 1,
+            rank=trainer.global_rank if trainer else 0,
+        )
+        return DataLoader(
+            dataset,
+            batch_sampler=BatchSampler(sampler, batch_size, drop_last=False),
+            collate_fn=partial(
+                collate_documents, pad_token_id=self.tokenizer.pad_token_id, token_slots=self.token_slots
+            ),
+            num_workers=self.data.num_workers,
+            persistent_workers=self.data.num_workers > 0,
+        )
+
+    def _preprocess_all(self) -> dict[str, datasets.Dataset]:
+        """Features of every split; training leaves out documents without a scored sentence."""
+        labels = LabelConfig(self.data.oracle_size)
+        out = {
+            split: preprocess(documents, self.tokenizer, self.features, labels, language=self.language)
+            for split, documents in self._load().items()
+        }
+        scored = [i for i, indices in enumerate(out["train"]["sentence_indices"]) if indices]
+        if not scored:
+            raise InputError(f"data.train: no document has a sentence of {self.features.min_sentence_tokens}+ tokens")
+        if len(scored) < len(out["train"]):
+            out["train"] = out["train"].select(scored)
+        return out
+
+    def _load(self) -> dict[str, LoadedData]:
+        cfg = self.data
+        options = {
+            "text_field": cfg.text_field,
+            "summary_field": cfg.summary_field,
+            "skip_bad_rows": cfg.skip_bad_rows,
+        }
+
+        def read(split: str) -> LoadedData:
+            try:
+                return load_documents(getattr(cfg, split), getattr(cfg, f"{split}_split"), **options)
+            except InputError as error:
+                raise InputError(f"data.{split}: {error}") from None
+
+        held_out = {split: getattr(cfg, f"{split}_fraction") for split in ("validation", "test")}
+        loaded = _hold_out(read("train"), held_out)
+        loaded.update({split: read(split) for split in ("validation", "test") if getattr(cfg, split) is not None})
+        limits = {"train": cfg.limit_train, "validation": cfg.limit_validation, "test": cfg.limit_test}
+        return {split: _first(data, limits[split]) for split, data in loaded.items()}
+
+
+def _hold_out(data: LoadedData, fractions: Mapping[str, float]) -> dict[str, LoadedData]:
+    """`data` as train plus the given shares of its documents (a fixed seeded shuffle)."""
+    if not any(fractions.values()):
+        return {"train": data}
+    order = list(range(len(data.documents)))
+    random.Random(SPLIT_SEED).shuffle(order)
+    splits, start = {}, 0
+    for split, fraction in fractions.items():
+        if fraction > 0:
+            count = max(1, round(fraction * len(order)))
+            splits[split] = _subset(data, sorted(order[start : start + count]), split)
+            start += count
+    if start >= len(order):
+        raise InputError(f"{data.source}: holding out {start} documents leaves none to train on")
+    splits["train"] = _subset(data, sorted(order[start:]), "train")
+    return splits
+
+
+def _first(data: LoadedData, limit: int | None) -> LoadedData:
+    if limit is None or limit >= len(data.documents):
+        return data
+    return _subset(data, range(limit), "first")
+
+
+def _subset(data: LoadedData, indices: Sequence[int], tag: str) -> LoadedData:
+    """The documents at `indices`, with a fingerprint of its own for the feature cache."""
+    key = f"{data.fingerprint}:{tag}:{','.join(map(str, indices))}"
+    return LoadedData(
+        source=data.source,
+        documents=[data.documents[i] for i in indices],
+        skipped=data.skipped,
+        fingerprint=hashlib.sha256(key.encode()).hexdigest()[:16],
+    )

@@ -1,0 +1,152 @@
+"""ROUGE of a model's summaries against references, beside the Lead baseline and the oracle.
+
+`python -m summarizer.evaluate --model DIR --data SPEC [--split NAME] [-k 3 | --ratio R] [--json]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from summarizer.api import Summarizer
+from summarizer.cli import fraction, positive_int
+from summarizer.data import Document, load_documents
+from summarizer.errors import InputError
+from summarizer.oracle import greedy_oracle
+from summarizer.rouge import METRICS, RougeResult, rouge
+from summarizer.selection import SelectionConfig
+from summarizer.sentences import split_sentences
+
+SYSTEMS = ("model", "lead", "oracle")
+METRIC_NAMES = {"rouge1": "ROUGE-1", "rouge2": "ROUGE-2", "rougeLsum": "ROUGE-Lsum"}
+
+
+@dataclass
+class Evaluation:
+    """ROUGE F1 of each system ("model", "lead", "oracle") on the same documents."""
+
+    documents: int
+    selection: SelectionConfig
+    systems: dict[str, RougeResult]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "documents": self.documents,
+            "selection": asdict(self.selection),
+            "systems": {name: _scores(result) for name, result in self.systems.items()},
+        }
+
+    def table(self) -> str:
+        """A plain-text table: F1 with its 95% bootstrap interval per system and metric."""
+        header = f"{'':8}" + "".join(f"{METRIC_NAMES[m]:>25}" for m in METRICS)
+        rows = [
+            f"{name:8}"
+            + "".join(
+                f"{result.mean[m]:>10.2f} [{result.interval[m][0]:5.2f}, {result.interval[m][1]:5.2f}]" for m in METRICS
+            )
+            for name, result in self.systems.items()
+        ]
+        return "\n".join([header, *rows])
+
+
+def _scores(result: RougeResult) -> dict[str, dict[str, float]]:
+    return {m: {"f1": result.mean[m], "low": result.interval[m][0], "high": result.interval[m][1]} for m in METRICS}
+
+
+def evaluate(
+    summarizer: Summarizer,
+    documents: Sequence[Document],
+    selection: SelectionConfig = SelectionConfig(),
+    batch_size: int = 16,
+    bootstrap_samples: int = 1000,
+) -> Evaluation:
+    """ROUGE-1/2/Lsum F1 of the model, Lead (first n sentences) and the greedy oracle (n sentences).
+
+    n is the selection's sentence count for each document (`k`, or `ratio` of its sentences);
+    all three choose from the same sentences of each document.
+    """
+    if selection.max_words is not None:
+        raise ValueError("evaluation compares systems at a sentence count: use k or ratio, not max_words")
+    sentences = [document.sentences or summarizer.sentences(document.text) for document in documents]
+    references = [split_sentences(document.reference, summarizer.language) for document in documents]
+    sizes = [selection.sentence_budget(len(document)) for document in sentences]
+    model = [summary.sentences for summary in summarizer.summarize_batch(sentences, batch_size, **asdict(selection))]
+    lead = [document[:size] for document, size in zip(sentences, sizes)]
+    oracle = [
+        [document[i] for i in greedy_oracle(document, reference, size)]
+        for document, reference, size in zip(sentences, references, sizes)
+    ]
+    return Evaluation(
+        documents=len(documents),
+        selection=selection,
+        systems={
+            name: rouge(predictions, references, bootstrap_samples)
+            for name, predictions in zip(SYSTEMS, (model, lead, oracle))
+        },
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m summarizer.evaluate",
+        description="ROUGE-1/2/Lsum F1 (rouge-score, stemming) of a model, Lead and the oracle, "
+        "with 95% bootstrap intervals.",
+    )
+    parser.add_argument("--model", type=Path, help="exported model directory (default: the main training job's model)")
+    parser.add_argument(
+        "--data", required=True, help="aclsum, a .jsonl/.json/.csv/.parquet file, or a dataset directory"
+    )
+    parser.add_argument("--split", help="split of aclsum or of a saved dataset dictionary")
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("-k", type=positive_int, default=3, help="sentences per summary (default 3)")
+    length.add_argument("--ratio", type=fraction, help="fraction of each document's sentences")
+    parser.add_argument("--no-trigram-blocking", action="store_true", help="allow sentences that repeat a word trigram")
+    parser.add_argument("--text-field", help="field holding the document (default: guessed)")
+    parser.add_argument("--summary-field", help="field holding the reference summary (default: guessed)")
+    parser.add_argument("--skip-bad-rows", action="store_true", help="skip unusable rows instead of stopping")
+    parser.add_argument("--limit", type=positive_int, help="evaluate on the first N documents only")
+    parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
+    parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the evaluation command; returns the exit status (2 for bad arguments, model or data)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else 2
+    try:
+        summarizer = Summarizer.from_pretrained(args.model, device=args.device)
+        data = load_documents(
+            args.data,
+            args.split,
+            text_field=args.text_field,
+            summary_field=args.summary_field,
+            skip_bad_rows=args.skip_bad_rows,
+        )
+    except InputError as error:
+        print(f"evaluate: {error}", file=sys.stderr)
+        return 2
+    for reason in data.skipped:
+        print(f"evaluate: skipped {reason}", file=sys.stderr)
+    documents = data.documents[: args.limit]
+    selection = SelectionConfig(k=args.k, ratio=args.ratio, trigram_blocking=not args.no_trigram_blocking)
+    result = evaluate(summarizer, documents, selection, args.batch_size)
+    if args.json:
+        print(json.dumps({"data": args.data, "split": args.split, **result.to_dict()}, indent=2))
+    else:
+        length = f"{args.ratio:g} of the sentences" if args.ratio is not None else f"{args.k} sentences"
+        print(f"{args.data}{f' ({args.split})' if args.split else ''}: {len(documents)} documents, {length}")
+        print(result.table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+import socket
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from summarizer import Summarizer, Summary
+from summarizer.api import CHUNK_BATCHES
+from summarizer.errors import InputError
+
+TEXT = (
+    "The city council met on Monday to discuss the budget. "
+    "Members argued for hours about school funding. "
+    "The mayor proposed a new tax on luxury cars. "
+    "Several residents spoke against the proposal. "
+    "A final vote is expected next month.\n"
+    "Local businesses said they would wait and see."
+)
+
+
+def documents(count):
+    topics = ["river", "market", "library", "stadium", "harbour", "bridge", "museum"]
+    for n in range(count):
+        topic = topics[n % len(topics)]
+        yield " ".join(
+            f"Report {n} sentence {i} says the {topic} will change in year {2000 + i * n}." for i in range(3 + n % 6)
+        )
+
+
+@pytest.fixture(scope="module")
+def summarizer(tiny_model_dir):
+    return Summarizer.from_pretrained(tiny_model_dir, device="cpu")
+
+
+def test_summary_of_text(summarizer):
+    summary = summarizer.summarize(TEXT, k=2)
+    assert isinstance(summary, Summary)
+    assert len(summary.document) == 6
+    assert len(summary.indices) == 2 and summary.indices == sorted(summary.indices)
+    assert summary.sentences == [summary.document[i] for i in summary.indices]
+    assert summary.scores == [summary.sentence_scores[i] for i in summary.indices]
+    assert all(0.0 <= score <= 1.0 for score in summary.sentence_scores)
+    assert str(summary) == " ".join(summary.sentences)
+    unchosen = [s for i, s in enumerate(summary.sentence_scores) if i not in summary.indices]
+    assert min(summary.scores) >= max(unchosen)  # no shared trigrams in TEXT: pure ranking
+
+
+def test_options_reach_selection(summarizer):
+    by_score = summarizer.summarize(TEXT, k=3, order="score")
+    assert by_score.scores == sorted(by_score.scores, reverse=True)
+    assert len(summarizer.summarize(TEXT, ratio=0.5).indices) == 3
+    assert sum(len(s.split()) for s in summarizer.summarize(TEXT, max_words=12).sentences) <= 12
+    repeated = ["The red car is fast today.", "The red car is fast today, again.", "Nothing else is new."]
+    assert len(summarizer.summarize(repeated, k=3).indices) == 2
+    assert len(summarizer.summarize(repeated, k=3, trigram_blocking=False).indices) == 3
+
+
+def test_list_of_sentences_is_taken_as_split(summarizer):
+    sentences = ["First point is made here.", "Second point follows it.", "Third point ends it all."]
+    summary = summarizer.summarize(sentences, k=5)
+    assert summary.document == sentences
+    assert summary.indices == [0, 1, 2]
+
+
+@pytest.mark.parametrize("text", ["", "   \n ", []])
+def test_empty_document_gives_empty_summary(summarizer, text):
+    summary = summarizer.summarize(text)
+    assert summary.sentences == [] and summary.indices == [] and str(summary) == ""
+
+
+def test_short_sentences_are_kept_but_not_scored(summarizer):
+    summary = summarizer.summarize(["Yes.", "The committee will publish its findings tomorrow."], k=2)
+    assert summary.sentence_scores[0] is None
+    assert summary.indices == [1]
+
+
+def test_long_document_has_every_sentence_scored(summarizer):
+    sentences = [f"Sentence number {i} talks about topic {i} at some length with details." for i in range(120)]
+    prepared = summarizer.prepare([sentences])[0]
+    assert len(prepared.features.windows) > 3
+    assert all(len(window.input_ids) <= 512 for window in prepared.features.windows)
+    summary = summarizer.summarize(sentences, k=3)
+    assert None not in summary.sentence_scores
+    assert len(summary.sentence_scores) == 120
+
+
+def test_batch_gives_the_same_summaries_in_input_order(summarizer):
+    texts = list(documents(12))
+    alone = [summarizer.summarize(text) for text in texts]
+    batched = list(summarizer.summarize_batch(texts, batch_size=4))
+    assert [s.document for s in batched] == [s.document for s in alone]
+    assert [s.indices for s in batched] == [s.indices for s in alone]
+    for a, b in zip(alone, batched):
+        assert b.scores == pytest.approx(a.scores, abs=1e-5)
+
+
+def test_batch_reads_its_input_lazily(summarizer):
+    pulled = 0
+
+    def source():
+        nonlocal pulled
+        for text in documents(150):
+            pulled += 1
+            yield text
+
+    batch_size = 2
+    stream = summarizer.summarize_batch(source(), batch_size=batch_size)
+    assert pulled == 0  # nothing is read before the first summary is asked for
+    yielded = 0
+    for _ in stream:
+        yielded += 1
+        assert pulled - yielded < batch_size * CHUNK_BATCHES
+    assert yielded == pulled == 150
+
+
+def test_concurrent_calls_match_sequential_ones(summarizer):
+    texts = list(documents(16))
+    sequential = [summarizer.summarize(text) for text in texts]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        concurrent = list(pool.map(summarizer.summarize, texts))
+    assert concurrent == sequential
+
+
+def test_bad_options_fail_before_reading_anything(summarizer):
+    def never():
+        raise AssertionError("input was read")
+        yield
+
+    for options in ({"k": 0}, {"ratio": 2.0}, {"order": "random"}, {"batch_size": 0}):
+        with pytest.raises(ValueError):
+            summarizer.summarize_batch(never(), **options)
+    with pytest.raises(TypeError, match="summarize for one text"):
+        summarizer.summarize_batch("a single text")
+    with pytest.raises(TypeError, match="document 1"):
+        list(summarizer.summarize_batch(["Fine text here.", b"bytes"]))
+
+
+def test_loading_and_summarizing_never_touch_the_network(tiny_model_dir, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("network access attempted")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    assert Summarizer.from_pretrained(tiny_model_dir).summarize(TEXT).sentences
+
+
+def test_missing_or_broken_model_directories(tmp_path, monkeypatch):
+    with pytest.raises(InputError, match="no such model directory"):
+        Summarizer.from_pretrained(tmp_path / "absent")
+    with pytest.raises(InputError, match="not a bertsum model directory"):
+        Summarizer.from_pretrained(tmp_path)
+    monkeypatch.setenv("BERTSUM_MODEL_DIR", str(tmp_path / "default"))
+    with pytest.raises(InputError, match="make main"):
+        Summarizer.from_pretrained()

@@ -1,0 +1,214 @@
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from summarizer.cli import main
+
+ARTICLE = (
+    "The river flooded the old town on Tuesday night. "
+    "Hundreds of residents were moved to the school gym. "
+    "Officials said the water rose faster than expected. "
+    "Volunteers brought blankets and hot food. "
+    "Repairs to the bridge will take several weeks."
+)
+OTHER = (
+    "A new library opened in the city centre. "
+    "It holds more than fifty thousand books. "
+    "Children can join reading clubs every Saturday. "
+    "The building uses solar panels on its roof."
+)
+# The root user can read files without read permission.
+needs_permissions = pytest.mark.skipif(os.geteuid() == 0, reason="root reads files regardless of permissions")
+
+
+@pytest.fixture
+def run(tiny_model_dir, capsys):
+    def run(*args):
+        code = main(["--model", str(tiny_model_dir), *map(str, args)])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    root = tmp_path / "docs"
+    (root / "nested").mkdir(parents=True)
+    (root / "flood.txt").write_text(ARTICLE)
+    (root / "nested" / "library.txt").write_text(OTHER)
+    (root / ".hidden.txt").write_text(OTHER)
+    return root
+
+
+def test_one_file_prints_its_summary(run, corpus):
+    code, out, err = run(corpus / "flood.txt", "-k", "2")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 2 and all(line in ARTICLE for line in lines)
+
+
+def test_stdin(run, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(ARTICLE.encode())))
+    code, out, _ = run("-", "--format", "jsonl", "-k", "1")
+    assert code == 0
+    record = json.loads(out)
+    assert record["file"] == "<stdin>" and len(record["sentences"]) == 1
+
+
+def test_directory_to_mirrored_outputs(run, corpus, tmp_path):
+    out_dir = tmp_path / "out"
+    code, out, err = run(corpus, "-o", f"{out_dir}/", "--format", "json", "--ratio", "0.5")
+    assert code == 0, err
+    assert out == "" and err == ""  # no progress bar when stderr is not a terminal
+    written = sorted(p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*"))
+    assert written == ["flood.json", "nested", "nested/library.json"]  # hidden files skipped, no temp files
+    record = json.loads((out_dir / "nested" / "library.json").read_text())
+    assert record["file"].endswith("library.txt")
+    assert len(record["sentences"]) == 2 and record["summary"] == " ".join(record["sentences"])
+    assert record["indices"] == sorted(record["indices"])
+
+
+def test_several_files_into_one_output(run, corpus, tmp_path):
+    target = tmp_path / "all.json"
+    code, _, err = run(corpus / "flood.txt", corpus / "nested" / "library.txt", "-o", target, "--format", "json")
+    assert code == 0, err
+    assert [r["file"] for r in json.loads(target.read_text())] == [
+        str(corpus / "flood.txt"),
+        str(corpus / "nested" / "library.txt"),
+    ]
+    code, out, _ = run(corpus / "flood.txt", corpus / "nested" / "library.txt", "--format", "text")
+    assert out.count("==> ") == 2
+
+
+def test_length_and_order_options(run, corpus):
+    _, out, _ = run(corpus / "flood.txt", "--format", "jsonl", "-k", "3", "--order", "score")
+    scores = json.loads(out)["scores"]
+    assert scores == sorted(scores, reverse=True)
+    _, out, _ = run(corpus / "flood.txt", "--format", "jsonl", "--max-words", "12", "--no-trigram-blocking")
+    assert sum(len(s.split()) for s in json.loads(out)["sentences"]) <= 12
+
+
+def test_html_highlights_and_escapes(run, tmp_path):
+    page = tmp_path / "page.txt"
+    page.write_text("The <script>alert('x')</script> tag & friends appeared. " + ARTICLE)
+    code, out, _ = run(page, "--format", "html", "-k", "2")
+    assert code == 0
+    assert out.startswith("<!DOCTYPE html>") and out.rstrip().endswith("</html>")
+    assert "<script>" not in out and "&lt;script&gt;" in out and "&amp; friends" in out
+    assert out.count("<mark") == 2 and out.count('class="score"') == 2
+
+
+def test_bad_files_are_reported_and_skipped(run, corpus, tmp_path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (bad / "latin1.txt").write_bytes("Caf\xe9 au lait is served daily. It is popular.".encode("latin-1"))
+    (bad / "empty.txt").write_text("  \n\n")
+    out_dir = tmp_path / "out"
+    code, _, err = run(corpus / "flood.txt", bad, tmp_path / "missing.txt", "-o", f"{out_dir}/")
+    assert code == 1
+    assert f"{bad / 'image.png'}: binary file" in err
+    assert f"{bad / 'latin1.txt'}: not valid UTF-8" in err
+    assert f"{bad / 'empty.txt'}: empty file" in err
+    assert f"{tmp_path / 'missing.txt'}: no such file or directory" in err
+    assert "Traceback" not in err
+    assert [p.name for p in out_dir.iterdir()] == ["flood.txt"]
+
+
+@needs_permissions
+def test_unreadable_file(run, corpus):
+    locked = corpus / "locked.txt"
+    locked.write_text(ARTICLE)
+    locked.chmod(0)
+    try:
+        code, out, err = run(locked, corpus / "flood.txt")
+    finally:
+        locked.chmod(0o644)
+    assert code == 1
+    assert f"{locked}: cannot read" in err
+    assert "==> " in out
+
+
+def test_read_errors_are_reported(run, corpus, monkeypatch):
+    locked = corpus / "flood.txt"
+    read_bytes = Path.read_bytes
+
+    def refuse(path):
+        if path == locked:
+            raise PermissionError(13, "Permission denied")
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    code, out, err = run(corpus)
+    assert code == 1
+    assert f"{locked}: cannot read: Permission denied" in err
+    assert "library.txt <==" in out
+
+
+def test_outputs_inside_an_input_directory_are_not_read_again(run, corpus):
+    for _ in range(2):
+        code, _, err = run(corpus, "-o", f"{corpus}/summaries/")
+        assert code == 0, err
+    assert sorted(p.name for p in (corpus / "summaries").rglob("*.txt")) == ["flood.txt", "library.txt"]
+
+
+def test_no_output_file_when_nothing_was_summarized(run, tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    code, _, err = run(tmp_path / "empty.txt", "-o", tmp_path / "summary.txt")
+    assert code == 1 and "empty file" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.txt"]
+
+
+def test_model_problems(corpus, tmp_path, monkeypatch, capsys):
+    assert main(["--model", str(tmp_path / "absent"), str(corpus)]) == 2
+    assert "no such model directory" in capsys.readouterr().err
+    assert main(["--model", str(corpus), str(corpus)]) == 2
+    assert "not a bertsum model directory" in capsys.readouterr().err
+    monkeypatch.setenv("BERTSUM_MODEL_DIR", str(tmp_path / "not-trained"))
+    assert main([str(corpus)]) == 2
+    err = capsys.readouterr().err
+    assert "no trained model yet" in err and "make main" in err and "summarizer.train" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["-k", "0", "x"],
+        ["--ratio", "1.5", "x"],
+        ["-k", "2", "--ratio", "0.5", "x"],
+        ["--format", "pdf", "x"],
+        ["-", "-"],
+    ],
+)
+def test_usage_errors_exit_2(run, args):
+    code, _, err = run(*args)
+    assert code == 2
+    assert "usage:" in err and "Traceback" not in err
+
+
+def test_outputs_never_overwrite_inputs(run, corpus):
+    code, _, err = run(corpus, "-o", f"{corpus}/")
+    assert code == 2 and "overwrite" in err
+    assert (corpus / "flood.txt").read_text() == ARTICLE
+
+
+def test_installed_command_exit_status(tiny_model_dir, corpus, tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    launcher = "from bertsum.launch import summarize; summarize()"
+    done = subprocess.run(
+        [sys.executable, "-c", launcher, "--model", str(tiny_model_dir), corpus / "flood.txt", tmp_path / "empty.txt"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert done.returncode == 1
+    assert len(done.stdout.splitlines()) == 3 + 1  # a header and three sentences
+    assert "empty.txt: empty file" in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,91 @@
+import json
+
+import pytest
+
+from summarizer import Summarizer
+from summarizer.data import load_documents
+from summarizer.evaluate import evaluate, main
+from summarizer.rouge import METRICS, rouge
+from summarizer.selection import SelectionConfig
+
+ROWS = [
+    {
+        "id": f"doc-{n}",
+        "text": f"Town {n} opened a new park on Friday. Families came from nearby villages. "
+        f"The mayor of town {n} gave a short speech. Rain started in the afternoon. "
+        "Most visitors stayed until the evening.",
+        # The reference repeats the first two sentences, so Lead with k=2 is perfect.
+        "summary": f"Town {n} opened a new park on Friday.\nFamilies came from nearby villages.",
+    }
+    for n in range(6)
+]
+
+
+@pytest.fixture
+def data_file(tmp_path):
+    path = tmp_path / "tiny.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    return path
+
+
+def test_model_lead_and_oracle_on_the_same_sentences(tiny_model_dir, data_file):
+    summarizer = Summarizer.from_pretrained(tiny_model_dir)
+    documents = load_documents(data_file).documents
+    result = evaluate(summarizer, documents, SelectionConfig(k=2), bootstrap_samples=200)
+    assert result.documents == 6 and set(result.systems) == {"model", "lead", "oracle"}
+    for metric in METRICS:
+        assert result.systems["lead"].mean[metric] == pytest.approx(100.0)
+        assert result.systems["oracle"].mean[metric] == pytest.approx(100.0)
+    model_summaries = [s.sentences for s in summarizer.summarize_batch([d.text for d in documents], k=2)]
+    references = [row["summary"].split("\n") for row in ROWS]
+    assert result.systems["model"].mean == pytest.approx(rouge(model_summaries, references).mean)
+    for system in result.systems.values():
+        for metric in METRICS:
+            low, high = system.interval[metric]
+            assert low <= system.mean[metric] + 1e-9 and system.mean[metric] <= high + 1e-9
+
+
+def test_ratio_sets_the_lead_length(tiny_model_dir, data_file):
+    summarizer = Summarizer.from_pretrained(tiny_model_dir)
+    result = evaluate(summarizer, load_documents(data_file).documents, SelectionConfig(ratio=0.2))
+    assert result.systems["lead"].mean["rouge1"] < 100.0  # one sentence of the two in the reference
+
+
+def test_command_prints_json(tiny_model_dir, data_file, capsys):
+    assert main(["--model", str(tiny_model_dir), "--data", str(data_file), "-k", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["documents"] == 6 and report["selection"]["k"] == 2
+    lead = report["systems"]["lead"]["rougeLsum"]
+    assert lead["f1"] == pytest.approx(100.0) and lead["low"] <= lead["f1"] <= lead["high"]
+    assert set(report["systems"]["model"]) == set(METRICS)
+
+
+def test_command_prints_a_table(tiny_model_dir, data_file, capsys):
+    assert main(["--model", str(tiny_model_dir), "--data", str(data_file), "--ratio", "0.4", "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "3 documents" in out and "ROUGE-Lsum" in out
+    assert [line.split()[0] for line in out.splitlines()[2:]] == ["model", "lead", "oracle"]
+
+
+def test_bad_model_or_data_exit_2(tiny_model_dir, data_file, tmp_path, capsys):
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(json.dumps(ROWS[0]) + "\n{not json\n")
+    cases = [
+        (["--model", str(tmp_path / "absent"), "--data", str(data_file)], "no such model directory"),
+        (["--model", str(tiny_model_dir), "--data", str(tmp_path / "absent.jsonl")], "absent.jsonl: no such file"),
+        (["--model", str(tiny_model_dir), "--data", str(broken)], "broken.jsonl, line 2: malformed JSON"),
+        (["--model", str(tiny_model_dir), "--data", str(data_file), "--text-field", "body"], "no field 'body'"),
+        (["--model", str(tiny_model_dir)], "--data"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_skip_bad_rows(tiny_model_dir, tmp_path, capsys):
+    data = tmp_path / "mixed.jsonl"
+    data.write_text(json.dumps(ROWS[0]) + "\n" + json.dumps({"text": "No summary here."}) + "\n")
+    assert main(["--model", str(tiny_model_dir), "--data", str(data), "--skip-bad-rows", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["documents"] == 1
+    assert "line 2" in captured.err

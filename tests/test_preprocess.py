@@ -1,0 +1,155 @@
+"""Preprocessing into a cached `datasets.Dataset`: columns, labels, and the cache."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tokenizers import normalizers
+
+from summarizer import preprocess as preprocess_module
+from summarizer.data import Document, LoadedData
+from summarizer.features import FeatureBuilder, FeatureConfig
+from summarizer.model import load_tokenizer
+from summarizer.oracle import greedy_oracle
+from summarizer.preprocess import LabelConfig, preprocess
+from summarizer.sentences import split_sentences
+
+DOCUMENTS = [
+    Document(
+        id="cats",
+        text="The cat sat on the mat. A dog barked at the postman.\nThe cat then slept all day.",
+        reference="The cat sat on the mat and slept.",
+    ),
+    Document(id="short", text="Hi. Yo.", reference="Hi."),  # no sentence reaches min_sentence_tokens
+    Document(
+        id="split",
+        sentences=["Markets fell sharply on Monday.", "Oil prices rose.", "Analysts expect a rebound."],
+        reference="Markets fell on Monday.\nAnalysts expect a rebound.",
+    ),
+]
+
+
+def _data(fingerprint: str = "fixed", documents: list[Document] = DOCUMENTS) -> LoadedData:
+    return LoadedData("test", list(documents), [], fingerprint)
+
+
+class _Counting(preprocess_module.DocumentPreprocessor):
+    calls = 0
+
+    def __call__(self, batch: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        type(self).calls += 1
+        return super().__call__(batch)
+
+
+@pytest.fixture
+def counting(monkeypatch: pytest.MonkeyPatch) -> type[_Counting]:
+    monkeypatch.setattr(_Counting, "calls", 0)
+    monkeypatch.setattr(preprocess_module, "DocumentPreprocessor", _Counting)
+    return _Counting
+
+
+def test_columns_and_labels(tokenizer, tmp_path: Path) -> None:
+    config = FeatureConfig()
+    dataset = preprocess(
+        _data(), tokenizer, config, LabelConfig(oracle_size=2), num_proc=1, cache_dir=tmp_path
+    )
+    assert dataset.column_names == [
+        *("id", "sentences", "reference", "labels"),
+        *("input_ids", "cls_positions", "sentence_indices", "token_type_ids"),
+    ]
+    rows = dataset.to_list()
+    assert [r["id"] for r in rows] == ["cats", "short", "split"]
+    assert rows[2]["sentences"] == DOCUMENTS[2].sentences
+    builder = FeatureBuilder(tokenizer, config)
+    for row, document in zip(rows, DOCUMENTS):
+        sentences = document.sentences or split_sentences(document.text)
+        assert row["sentences"] == sentences
+        assert row["reference"] == split_sentences(document.reference)
+        features = builder(sentences)
+        assert row["input_ids"] == [w.input_ids for w in features.windows]
+        assert row["token_type_ids"] == [w.token_type_ids for w in features.windows]
+        assert row["sentence_indices"] == features.sentence_indices
+        scored = [sentences[i] for i in features.sentence_indices]
+        expected = [int(i in greedy_oracle(scored, row["reference"], 2)) for i in range(len(scored))]
+        assert row["labels"] == expected
+    # Adding "The cat then slept all day." brings one more reference word ("slept") but four
+    # that are not, and four bigrams none of which is in the reference: both F1 fall.
+    assert rows[0]["labels"] == [1, 0, 0]
+    assert rows[1]["input_ids"] == [] and rows[1]["labels"] == []
+    assert rows[2]["labels"] == [1, 0, 1]
+
+
+def test_second_run_comes_from_the_cache(tokenizer, tmp_path: Path, counting: type[_Counting]) -> None:
+    first = preprocess(_data(), tokenizer, FeatureConfig(), num_proc=1, cache_dir=tmp_path)
+    assert counting.calls == 1
+    second = preprocess(_data(), tokenizer, FeatureConfig(), num_proc=1, cache_dir=tmp_path)
+    assert counting.calls == 1
+    assert second.to_list() == first.to_list()
+    assert not list((tmp_path / "features").glob(".tmp-*"))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"fingerprint": "other file"},
+        {"features": FeatureConfig(max_sentences=1)},
+        {"labels": LabelConfig(oracle_size=1)},
+        {"labels": None},
+        {"language": "german"},
+    ],
+)
+def test_any_change_misses_the_cache(
+    tokenizer, tmp_path: Path, counting: type[_Counting], change: dict[str, Any]
+) -> None:
+    preprocess(_data(), tokenizer, FeatureConfig(), num_proc=1, cache_dir=tmp_path)
+    arguments: dict[str, Any] = {"features": FeatureConfig(), "labels": LabelConfig()}
+    arguments.update((k, v) for k, v in change.items() if k != "fingerprint")
+    preprocess(
+        _data(change.get("fingerprint", "fixed")), tokenizer, num_proc=1, cache_dir=tmp_path, **arguments
+    )
+    assert counting.calls == 2
+
+
+def test_cache_follows_the_tokenizer_definition_not_its_padding(
+    tokenizer, tmp_path: Path, counting: type[_Counting]
+) -> None:
+    preprocess(_data(), tokenizer, FeatureConfig(), num_proc=1, cache_dir=tmp_path)
+    padded = copy.deepcopy(tokenizer)
+    padded.backend_tokenizer.enable_padding(length=64)
+    preprocess(_data(), padded, FeatureConfig(), num_proc=1, cache_dir=tmp_path)
+    assert counting.calls == 1
+    cased = copy.deepcopy(tokenizer)  # same vocabulary and class, different ids for "The"
+    cased.backend_tokenizer.normalizer = normalizers.BertNormalizer(lowercase=False)
+    preprocess(_data(), cased, FeatureConfig(), num_proc=1, cache_dir=tmp_path)
+    assert counting.calls == 2
+
+
+def test_cache_dir_defaults_to_bertsum_cache(
+    tokenizer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BERTSUM_CACHE", str(tmp_path / "elsewhere"))
+    preprocess(_data(), tokenizer, FeatureConfig(), num_proc=1)
+    assert len(list((tmp_path / "elsewhere" / "features").iterdir())) == 1
+
+
+def test_without_labels_every_label_is_zero(tokenizer, tmp_path: Path) -> None:
+    dataset = preprocess(_data(), tokenizer, FeatureConfig(), labels=None, num_proc=1, cache_dir=tmp_path)
+    assert [r["labels"] for r in dataset.to_list()] == [[0, 0, 0], [], [0, 0, 0]]
+
+
+def test_encoder_without_token_types(tiny_distilbert_dir: Path, tmp_path: Path) -> None:
+    dataset = preprocess(
+        _data(), load_tokenizer(tiny_distilbert_dir), FeatureConfig(), num_proc=1, cache_dir=tmp_path
+    )
+    assert "token_type_ids" not in dataset.column_names
+    assert dataset[0]["labels"] == [1, 0, 0]
+
+
+def test_two_processes_give_the_same_rows(tokenizer, tmp_path: Path) -> None:
+    documents = DOCUMENTS * 4
+    one = preprocess(_data("a", documents), tokenizer, FeatureConfig(), num_proc=1, cache_dir=tmp_path)
+    two = preprocess(_data("b", documents), tokenizer, FeatureConfig(), num_proc=2, cache_dir=tmp_path)
+    assert two.to_list() == one.to_list()

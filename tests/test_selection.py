@@ -1,0 +1,108 @@
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from summarizer.selection import SelectionConfig, select_sentences
+
+SENTENCES = [
+    "The council approved the new budget on Monday.",  # 0
+    "Critics said the plan ignores rural schools.",  # 1
+    "The council approved the new budget after a long debate.",  # 2: shares trigrams with 0
+    "Taxes will rise by two percent next year.",  # 3
+    "The mayor welcomed the vote.",  # 4
+]
+ALL = list(range(len(SENTENCES)))
+
+
+def select(scores, **options):
+    return select_sentences(SENTENCES, ALL, scores, SelectionConfig(**options))
+
+
+def test_highest_scores_win_and_come_back_in_document_order():
+    assert select([0.1, 0.9, 0.2, 0.8, 0.3], k=2) == [1, 3]
+
+
+def test_score_order_on_request():
+    assert select([0.1, 0.9, 0.2, 0.8, 0.3], k=3, order="score") == [1, 3, 4]
+
+
+def test_ties_go_to_the_earlier_sentence():
+    assert select([0.5] * 5, k=2, trigram_blocking=False) == [0, 1]
+
+
+def test_trigram_blocking_skips_a_repeating_sentence():
+    scores = [0.9, 0.1, 0.8, 0.2, 0.3]
+    assert select(scores, k=2) == [0, 4]
+    assert select(scores, k=2, trigram_blocking=False) == [0, 2]
+
+
+def test_ratio_counts_the_documents_sentences():
+    scores = [0.5, 0.4, 0.3, 0.2, 0.1]
+    assert select(scores, ratio=0.4) == [0, 1]
+    assert select(scores, ratio=0.01) == [0]  # at least one sentence
+    # Sentences that were not scored still count towards the document's length.
+    assert select_sentences(SENTENCES, [1, 3], [0.2, 0.1], SelectionConfig(ratio=0.4)) == [1, 3]
+
+
+def test_max_words_skips_sentences_that_do_not_fit():
+    # 0 has 8 words and fits; 2 (10 words) would pass 16; 4 (5 words) still fits.
+    scores = [0.9, 0.1, 0.8, 0.2, 0.3]
+    chosen = select(scores, max_words=16, trigram_blocking=False)
+    assert chosen == [0, 4]
+    assert sum(len(SENTENCES[i].split()) for i in chosen) <= 16
+
+
+def test_max_words_overrides_k():
+    assert len(select([0.5, 0.4, 0.3, 0.2, 0.1], k=1, max_words=100, trigram_blocking=False)) == 5
+
+
+def test_fewer_sentences_than_asked_returns_them_all():
+    assert select_sentences(SENTENCES[:2], [0, 1], [0.2, 0.7], SelectionConfig(k=5)) == [0, 1]
+
+
+def test_empty_document_gives_an_empty_summary():
+    assert select_sentences([], [], [], SelectionConfig()) == []
+
+
+def test_only_scored_sentences_are_candidates():
+    assert select_sentences(SENTENCES, [1, 4], [0.1, 0.2], SelectionConfig(k=3)) == [1, 4]
+
+
+@pytest.mark.parametrize(
+    "options", [{"k": 0}, {"ratio": 0.0}, {"ratio": 1.5}, {"max_words": 0}, {"order": "random"}]
+)
+def test_invalid_settings_are_rejected(options):
+    with pytest.raises(ValueError):
+        SelectionConfig(**options)
+
+
+def test_scores_must_match_indices():
+    with pytest.raises(ValueError, match="2 sentence indices but 1 scores"):
+        select_sentences(SENTENCES, [0, 1], [0.5], SelectionConfig())
+
+
+words = st.sampled_from(["a", "b", "c", "d", "e"])
+sentence = st.lists(words, min_size=1, max_size=6).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(sentence, st.floats(0, 1)), max_size=12),
+    st.integers(1, 5),
+    st.booleans(),
+)
+def test_selection_invariants(document, k, blocking):
+    sentences = [s for s, _ in document]
+    scores = [score for _, score in document]
+    chosen = select_sentences(sentences, range(len(sentences)), scores, SelectionConfig(k=k, trigram_blocking=blocking))
+    assert chosen == sorted(set(chosen))
+    assert len(chosen) <= k
+    if not blocking:
+        assert len(chosen) == min(k, len(sentences))
+        threshold = sorted(scores, reverse=True)[len(chosen) - 1] if chosen else None
+        assert all(scores[i] >= threshold for i in chosen)
+    else:
+        trigram_sets = [set(zip(*(sentences[i].split()[j:] for j in range(3)))) for i in chosen]
+        for x in range(len(trigram_sets)):
+            for y in range(x + 1, len(trigram_sets)):
+                assert not trigram_sets[x] & trigram_sets[y]

@@ -1,0 +1,105 @@
+"""Sentence splitting: Punkt with shipped parameters, line breaks as hard boundaries."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from summarizer.sentences import available_languages, punkt_tokenizer, split_sentences
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Mr. Smith arrived at 5 p.m. on Monday. He met the U.S. ambassador. Then he left.",
+            ["Mr. Smith arrived at 5 p.m. on Monday.", "He met the U.S. ambassador.", "Then he left."],
+        ),
+        (
+            "Dr. Jones and Mrs. Green met at 9 a.m. today. They talked.",
+            ["Dr. Jones and Mrs. Green met at 9 a.m. today.", "They talked."],
+        ),
+        (
+            "Prices rose 3.5% in Jan. last year. Why? Nobody knows!",
+            ["Prices rose 3.5% in Jan. last year.", "Why?", "Nobody knows!"],
+        ),
+    ],
+)
+def test_abbreviations_and_decimals_do_not_end_sentences(text: str, expected: list[str]) -> None:
+    assert split_sentences(text) == expected
+
+
+def test_line_breaks_end_sentences_even_without_punctuation() -> None:
+    text = "A headline without a period\nFirst paragraph. It has two sentences.\n\n   Last paragraph"
+    assert split_sentences(text) == [
+        "A headline without a period",
+        "First paragraph.",
+        "It has two sentences.",
+        "Last paragraph",
+    ]
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r", "\u2028", "\u2029", "\n \n"])
+def test_every_kind_of_line_break_is_a_boundary(newline: str) -> None:
+    assert split_sentences(f"first line{newline}second line") == ["first line", "second line"]
+
+
+def test_abbreviation_at_a_line_end_still_breaks() -> None:
+    assert split_sentences("He works for the U.S.\nShe does not.") == [
+        "He works for the U.S.",
+        "She does not.",
+    ]
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\n \t\n"])
+def test_blank_text_has_no_sentences(text: str) -> None:
+    assert split_sentences(text) == []
+
+
+@pytest.mark.parametrize("given_sentences", [["  Keep. Me whole. ", "", "second"], ("a. b. c.",)])
+def test_sentence_lists_pass_through_unchanged(given_sentences: list[str] | tuple[str, ...]) -> None:
+    result = split_sentences(given_sentences)
+    assert result == list(given_sentences)
+    assert isinstance(result, list)
+
+
+def test_language_selects_the_abbreviations() -> None:
+    text = "Das ist z.B. ein Satz. Und noch einer."
+    assert split_sentences(text, "german") == ["Das ist z.B. ein Satz.", "Und noch einer."]
+    # English Punkt does not know "z.B." and splits after it, which is why the language matters.
+    assert split_sentences(text, "english") != split_sentences(text, "german")
+
+
+def test_unknown_language_is_a_clear_value_error() -> None:
+    with pytest.raises(ValueError, match=r"unknown sentence-splitting language 'klingon'.*german"):
+        split_sentences("Some text.", "klingon")
+    assert {"english", "german", "french"} <= set(available_languages())
+
+
+_WORDS = st.sampled_from(
+    ["Mr.", "U.S.", "p.m.", "cat", "Dogs", "3.5", "(yes)", "said:", "e.g.", "end.", "Why?", '"Go!"']
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_WORDS, min_size=1, max_size=12), min_size=1, max_size=6))
+def test_splitting_keeps_every_character_and_respects_lines(lines: list[list[str]]) -> None:
+    text = "\n".join(" ".join(words) for words in lines)
+    sentences = split_sentences(text)
+    assert "".join(sentences).replace(" ", "") == text.replace(" ", "").replace("\n", "")
+    assert all(s == s.strip() and s and "\n" not in s for s in sentences)
+    assert len(sentences) >= len(lines)
+
+
+_PIECES = st.sampled_from(
+    ["Mr.", "U.S.", "cat", "end.", "Why?", "No!", "(yes).", '"Go."', "a.m.", "3.5", "x", " ", "\t"]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=10).map(" ".join), max_size=5))
+def test_equals_punkt_applied_line_by_line(lines: list[str]) -> None:
+    punkt = punkt_tokenizer("english")
+    expected = [s for line in lines if line.strip() for s in punkt.tokenize(line.strip())]
+    assert split_sentences("\n".join(lines)) == expected

@@ -1,0 +1,91 @@
+"""Training settings and batching, without a model: config loading, length grouping, hold-out."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from summarizer.config import ConfigError, load_config
+from summarizer.data import Document, LoadedData
+from summarizer.datamodule import LengthGroupedSampler, _hold_out
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+_RNG = random.Random(1)
+LENGTHS = [_RNG.randint(10, 2000) for _ in range(103)]
+
+
+@pytest.mark.parametrize("name", ["default", "tiny", "bbc", "cnndm"])
+def test_shipped_configs_load(name: str) -> None:
+    config = load_config(CONFIGS / f"{name}.yaml")
+    assert config.name == name
+
+
+def test_default_config_is_the_main_job() -> None:
+    config = load_config(CONFIGS / "default.yaml")
+    assert (config.data.train, config.data.validation, config.data.test) == ("aclsum",) * 3
+    assert (config.data.validation_split, config.data.test_split) == ("validation", "test")
+    assert config.model.encoder is None and config.output.default_model
+    assert config.selection.k == 3 and config.selection.trigram_blocking
+
+
+def test_yaml_values_and_overrides(tmp_path: Path) -> None:
+    path = tmp_path / "run.yaml"
+    path.write_text("name: x\noptim:\n  encoder_lr: 3e-5\nmodel:\n  features:\n    truncate: true\n")
+    config = load_config(path, ["optim.head_lr=2e-3", "trainer.devices=[0, 1]", "trainer.max_time=null"])
+    assert (config.optim.encoder_lr, config.optim.head_lr) == (3e-5, 2e-3)
+    assert config.model.features.truncate and config.trainer.devices == [0, 1]
+    assert config.run_dir == Path("runs/x") and config.export_dir == Path("runs/x/model")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["model.features.max_window=3"], "model.features.max_window: unknown setting"),
+        (["data.batch_size=0"], "data.batch_size: batch_size must be at least 1"),
+        (["data.batch_size=true"], "data.batch_size: expected an integer, got True"),
+        (["optim.scheduler=steps"], "optim.scheduler: scheduler must be one of"),
+        (["checkpoint.monitor=val_bleu"], "checkpoint.monitor: monitor must be one of"),
+        (["trainer=3"], "trainer: expected a section of settings, got 3"),
+        (["seed.value=3"], "seed: is a value, not a section"),
+        (["max_epochs"], "an override looks like section.key=value"),
+        (["data.validation_fraction=0.2"], "set validation: null to hold out"),
+    ],
+)
+def test_bad_settings_name_their_key(overrides: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        load_config(CONFIGS / "tiny.yaml", overrides)
+
+
+def test_training_batches_group_lengths_and_follow_the_seed() -> None:
+    sampler = LengthGroupedSampler(LENGTHS, 4, shuffle=True, seed=3, bucket_batches=5)
+    first = sampler.batches()
+    assert sorted(i for batch in first for i in batch) == list(range(len(LENGTHS)))
+    assert all(len(batch) == 4 for batch in first[:-1]) and len(first[-1]) == 3
+    spread = sum(max(LENGTHS[i] for i in b) - min(LENGTHS[i] for i in b) for b in first) / len(first)
+    assert spread < 0.25 * (max(LENGTHS) - min(LENGTHS))
+    assert LengthGroupedSampler(LENGTHS, 4, shuffle=True, seed=3, bucket_batches=5).batches() == first
+    sampler.set_epoch(1)
+    assert sampler.batches() != first
+    assert list(sampler) == [i for batch in sampler.batches() for i in batch]
+
+
+def test_processes_step_together_in_training_and_share_evaluation() -> None:
+    train = [LengthGroupedSampler(LENGTHS, 4, shuffle=True, num_replicas=3, rank=r).batches() for r in range(3)]
+    assert len({len(batches) for batches in train}) == 1
+    assert {i for batches in train for b in batches for i in b} == set(range(len(LENGTHS)))
+    evaluation = [LengthGroupedSampler(LENGTHS, 8, shuffle=False, num_replicas=3, rank=r).batches() for r in range(3)]
+    documents = [i for batches in evaluation for b in batches for i in b]
+    assert sorted(documents) == list(range(len(LENGTHS)))
+
+
+def test_hold_out_is_fixed_and_disjoint() -> None:
+    data = LoadedData("x.jsonl", [Document(id=str(i), text="t", reference="r") for i in range(50)], [], "f")
+    splits = _hold_out(data, {"validation": 0.1, "test": 0.2})
+    ids = {name: [d.id for d in split.documents] for name, split in splits.items()}
+    assert [len(ids[n]) for n in ("train", "validation", "test")] == [35, 5, 10]
+    assert len(set().union(*ids.values())) == 50
+    assert len({split.fingerprint for split in splits.values()}) == 3
+    again = _hold_out(data, {"validation": 0.1, "test": 0.2})
+    assert {n: [d.id for d in s.documents] for n, s in again.items()} == ids
