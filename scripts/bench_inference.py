@@ -51,12 +51,13 @@ def encoder_batches(summarizer: Summarizer, texts: list[str], batch_size: int) -
 
 
 def bare_forward(summarizer: Summarizer, batches: list[Batch]) -> None:
+    """The encoder calls `summarize_batch` makes: at most `max_windows_per_pass` windows each."""
     with torch.inference_mode():
         for batch in batches:
-            inputs = {"input_ids": batch.input_ids, "attention_mask": batch.attention_mask}
-            if batch.token_type_ids is not None:
-                inputs["token_type_ids"] = batch.token_type_ids
-            summarizer.model.encoder(**inputs)
+            windows = batch.input_ids.shape[0]
+            step = summarizer.max_windows_per_pass or windows
+            for start in range(0, windows, step):
+                summarizer.model.encoder(**batch.encoder_inputs(start, start + step))
 
 
 def best_times(runs: list[Callable[[], object]], repeats: int) -> list[float]:

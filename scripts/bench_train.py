@@ -110,10 +110,10 @@ def main() -> None:
     encoder = model.encoder.cpu().eval()
     with torch.inference_mode():
         for batch in timer.batches[: args.warmup]:
-            encoder(**encoder_inputs(batch))
+            encoder(**batch.batch.encoder_inputs())
         start = time.perf_counter()
         for batch in timed:
-            encoder(**encoder_inputs(batch))
+            encoder(**batch.batch.encoder_inputs())
         forward = time.perf_counter() - start
 
     train_rate, forward_rate = docs / timer.elapsed, docs / forward
@@ -122,13 +122,6 @@ def main() -> None:
     print(f"training:     {train_rate:7.2f} documents/s ({timer.elapsed:.1f} s)")
     print(f"forward only: {forward_rate:7.2f} documents/s ({forward:.1f} s)")
     print(f"training is {forward_rate / train_rate:.2f}x slower per document than the forward pass")
-
-
-def encoder_inputs(batch: DocumentBatch) -> dict[str, torch.Tensor]:
-    inputs = {"input_ids": batch.batch.input_ids, "attention_mask": batch.batch.attention_mask}
-    if batch.batch.token_type_ids is not None:
-        inputs["token_type_ids"] = batch.batch.token_type_ids
-    return inputs
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from summarizer.sentences import split_sentences
 
 Text = str | Sequence[str]
 CHUNK_BATCHES = 8  # summarize_batch reads at most this many batches of documents ahead
+MAX_WINDOWS_PER_PASS = 32  # encoder windows per forward pass at inference
 TRAIN_HINT = "train one with `make main` (or `python -m summarizer.train --config configs/default.yaml`)"
 
 
@@ -58,12 +59,25 @@ class PreparedDocument:
 
 
 class Summarizer:
-    """Scores sentences with an `ExtractiveSummarizer` (in eval mode) and selects a summary."""
+    """Scores sentences with an `ExtractiveSummarizer` (in eval mode) and selects a summary.
 
-    def __init__(self, model: ExtractiveSummarizer, tokenizer: PreTrainedTokenizerBase) -> None:
+    Whatever `truncate` and `max_sentences` the model was trained with, windows here cover
+    the whole document and every sentence is scored, so any sentence of a long document can
+    be chosen. The encoder reads at most `max_windows_per_pass` windows per call, which bounds
+    the memory a long document needs.
+    """
+
+    def __init__(
+        self,
+        model: ExtractiveSummarizer,
+        tokenizer: PreTrainedTokenizerBase,
+        max_windows_per_pass: int | None = MAX_WINDOWS_PER_PASS,
+    ) -> None:
+        if max_windows_per_pass is not None and max_windows_per_pass < 1:
+            raise ValueError(f"max_windows_per_pass must be at least 1 or None, got {max_windows_per_pass}")
         self.model = model
         self.language = model.config.language
-        # Windows cover the whole document, so every sentence of a long document is scored.
+        self.max_windows_per_pass = max_windows_per_pass
         features = replace(model.config.features, truncate=False, max_sentences=None)
         self.builder = FeatureBuilder(tokenizer, features)
         self.pad_token_id: int = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
@@ -162,7 +176,7 @@ class Summarizer:
         if not present:
             return scores
         with torch.inference_mode():
-            logits = self.model(self.collate([documents[i] for i in present]))
+            logits = self.model(self.collate([documents[i] for i in present]), self.max_windows_per_pass)
             probabilities = torch.sigmoid(logits.float()).cpu()
         for row, i in enumerate(present):
             scores[i] = probabilities[row, : len(documents[i].features.sentence_indices)].tolist()

@@ -35,9 +35,15 @@ class Batch:
         }
         return Batch(**moved)
 
-    @property
-    def num_documents(self) -> int:
-        return self.sentence_mask.shape[0]
+    def encoder_inputs(self, start: int = 0, end: int | None = None) -> dict[str, torch.Tensor]:
+        """The encoder's keyword arguments for windows `start:end` (all by default).
+
+        `token_type_ids` is included only for encoders that take it.
+        """
+        inputs = {"input_ids": self.input_ids[start:end], "attention_mask": self.attention_mask[start:end]}
+        if self.token_type_ids is not None:
+            inputs["token_type_ids"] = self.token_type_ids[start:end]
+        return inputs
 
 
 def collate(rows: Sequence[Mapping[str, Any]], pad_token_id: int, token_slots: bool = False) -> Batch:

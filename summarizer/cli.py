@@ -24,6 +24,7 @@ from typing import IO
 from tqdm import tqdm
 
 from summarizer.api import Summarizer, Summary
+from summarizer.arguments import UsageError, fraction, positive_int, run_guarded
 from summarizer.errors import InputError
 from summarizer.selection import ORDERS
 
@@ -40,26 +41,6 @@ class Source:
     path: Path | None
     name: str  # as shown in messages and outputs
     relative: Path  # where its output goes under an output directory
-
-
-def positive_int(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {value!r}")
-    return number
-
-
-def fraction(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        number = 0.0
-    if not 0.0 < number <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {value!r}")
-    return number
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,10 +70,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class UsageError(Exception):
-    """Arguments that cannot work together."""
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status."""
     parser = build_parser()
@@ -100,24 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # argparse exits 2 on usage errors, 0 after --help
         return stop.code if isinstance(stop.code, int) else 2
-    try:
-        return _run(args)
-    except UsageError as error:
-        parser.print_usage(sys.stderr)
-        _report(f"error: {error}")
-        return 2
-    except InputError as error:
-        _report(str(error))
-        return 2
-    except KeyboardInterrupt:
-        _report("interrupted")
-        return 130
-    except BrokenPipeError:  # the reader of stdout went away (`summarize ... | head`)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    except Exception as error:  # anything else still ends with a message, not a traceback
-        _report(f"unexpected error: {type(error).__name__}: {error}")
-        return 1
+    return run_guarded(parser, lambda: _run(args), _report)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ import csv
 import hashlib
 import io
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,6 +179,7 @@ def _json_rows(path: Path) -> Iterator[Row]:
 
 def _csv_rows(path: Path) -> Iterator[Row]:
     text = _read_text(path)
+    csv.field_size_limit(sys.maxsize)  # whole articles exceed the default limit of 128 KiB
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
         for row in reader:
@@ -288,3 +290,14 @@ def _document(row: Any, where: str, options: _Options) -> Document:
     if options.require_reference and not document.reference:
         raise InputError(f"{where}: empty summary in field {summary_name!r}")
     return document
+
+
+def write_jsonl(path: Path, documents: list[Document]) -> None:
+    """Write documents as JSONL (`id`, `text`, `summary`) that `load_documents` reads back."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.tmp")
+    with staging.open("w", encoding="utf-8") as out:
+        for document in documents:
+            text: str | list[str] = document.sentences or document.text
+            out.write(json.dumps({"id": document.id, "text": text, "summary": document.reference}) + "\n")
+    staging.replace(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -13,6 +14,7 @@ from typing import Any
 import datasets
 import pytorch_lightning as pl
 import torch
+from pytorch_lightning.utilities.rank_zero import rank_zero_only
 from torch.utils.data import BatchSampler, DataLoader, Sampler
 from transformers import PreTrainedTokenizerBase
 
@@ -141,10 +143,11 @@ class SummarizationDataModule(pl.LightningDataModule):
         self.datasets: dict[str, datasets.Dataset] = {}
 
     def prepare_data(self) -> None:
-        """Read and preprocess every split once, filling the feature cache."""
-        self._preprocess_all()
+        """Read and preprocess every split, filling the feature cache."""
+        self.setup()
 
     def setup(self, stage: str | None = None) -> None:
+        """Read and preprocess every split, unless this process already has."""
         if not self.datasets:
             self.datasets = self._preprocess_all()
 
@@ -159,9 +162,6 @@ class SummarizationDataModule(pl.LightningDataModule):
 
     def val_dataloader(self) -> DataLoader:
         return self._loader("validation", self.data.eval_batch_size, shuffle=False)
-
-    def test_dataloader(self) -> DataLoader:
-        return self._loader("test", self.data.eval_batch_size, shuffle=False)
 
     def _loader(self, split: str, batch_size: int, shuffle: bool) -> DataLoader:
         dataset = self.datasets[split]
@@ -209,9 +209,13 @@ class SummarizationDataModule(pl.LightningDataModule):
 
         def read(split: str) -> LoadedData:
             try:
-                return load_documents(getattr(cfg, split), getattr(cfg, f"{split}_split"), **options)
+                loaded = load_documents(getattr(cfg, split), getattr(cfg, f"{split}_split"), **options)
             except InputError as error:
                 raise InputError(f"data.{split}: {error}") from None
+            if rank_zero_only.rank == 0:  # data.skip_bad_rows: say which rows were left out, once
+                for reason in loaded.skipped:
+                    print(f"skipped: {reason}", file=sys.stderr)
+            return loaded
 
         held_out = {split: getattr(cfg, f"{split}_fraction") for split in ("validation", "test")}
         loaded = _hold_out(read("train"), held_out)

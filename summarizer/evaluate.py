@@ -13,9 +13,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from summarizer.api import Summarizer
-from summarizer.cli import fraction, positive_int
+from summarizer.arguments import UsageError, fraction, positive_int, run_guarded
 from summarizer.data import Document, load_documents
-from summarizer.errors import InputError
 from summarizer.oracle import greedy_oracle
 from summarizer.rouge import METRICS, RougeResult, rouge
 from summarizer.selection import SelectionConfig
@@ -84,7 +83,7 @@ def evaluate(
         documents=len(documents),
         selection=selection,
         systems={
-            name: rouge(predictions, references, bootstrap_samples)
+            name: rouge(predictions, references, bootstrap_samples, summarizer.language)
             for name, predictions in zip(SYSTEMS, (model, lead, oracle))
         },
     )
@@ -100,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--data", required=True, help="aclsum, a .jsonl/.json/.csv/.parquet file, or a dataset directory"
     )
-    parser.add_argument("--split", help="split of aclsum or of a saved dataset dictionary")
+    parser.add_argument(
+        "--split", help="split of a saved dataset dictionary; required for aclsum (train, validation or test)"
+    )
     length = parser.add_mutually_exclusive_group()
     length.add_argument("-k", type=positive_int, default=3, help="sentences per summary (default 3)")
     length.add_argument("--ratio", type=fraction, help="fraction of each document's sentences")
@@ -122,20 +123,22 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:
         return stop.code if isinstance(stop.code, int) else 2
-    try:
-        summarizer = Summarizer.from_pretrained(args.model, device=args.device)
-        data = load_documents(
-            args.data,
-            args.split,
-            text_field=args.text_field,
-            summary_field=args.summary_field,
-            skip_bad_rows=args.skip_bad_rows,
-        )
-    except InputError as error:
-        print(f"evaluate: {error}", file=sys.stderr)
-        return 2
+    return run_guarded(parser, lambda: _run(args), _report)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.data == "aclsum" and args.split is None:
+        raise UsageError("--data aclsum needs --split (train, validation or test)")
+    summarizer = Summarizer.from_pretrained(args.model, device=args.device)
+    data = load_documents(
+        args.data,
+        args.split,
+        text_field=args.text_field,
+        summary_field=args.summary_field,
+        skip_bad_rows=args.skip_bad_rows,
+    )
     for reason in data.skipped:
-        print(f"evaluate: skipped {reason}", file=sys.stderr)
+        _report(f"skipped {reason}")
     documents = data.documents[: args.limit]
     selection = SelectionConfig(k=args.k, ratio=args.ratio, trigram_blocking=not args.no_trigram_blocking)
     result = evaluate(summarizer, documents, selection, args.batch_size)
@@ -146,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.data}{f' ({args.split})' if args.split else ''}: {len(documents)} documents, {length}")
         print(result.table())
     return 0
+
+
+def _report(message: str) -> None:
+    print(f"evaluate: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":

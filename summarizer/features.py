@@ -16,7 +16,8 @@ class FeatureConfig:
 
     max_window_tokens: longest sequence given to the encoder (its position limit, 512 for BERT).
     max_tokens_per_sentence: longer sentences keep their first tokens.
-    min_sentence_tokens: shorter sentences are not encoded or scored.
+    min_sentence_tokens: shorter sentences are not encoded or scored, unless no sentence of the
+        document reaches it: then every non-empty sentence is (short documents still get a summary).
     max_sentences: score at most this many sentences per document (None: all).
     truncate: keep only the first window (classic BERTSUM) instead of covering the document.
     """
@@ -130,6 +131,9 @@ class FeatureBuilder:
     def from_token_ids(self, sentence_ids: Sequence[Sequence[int]]) -> DocumentFeatures:
         """Pack tokenized sentences into windows of at most `max_window_tokens` tokens."""
         cfg = self.config
+        shortest = cfg.min_sentence_tokens
+        if not any(len(ids) >= shortest for ids in sentence_ids):
+            shortest = 1
         features = DocumentFeatures()
         input_ids: list[int] = []
         token_types: list[int] = []
@@ -141,7 +145,7 @@ class FeatureBuilder:
             )
 
         for index, ids in enumerate(sentence_ids):
-            if len(ids) < cfg.min_sentence_tokens:
+            if len(ids) < shortest:
                 continue
             if cfg.max_sentences is not None and len(features.sentence_indices) >= cfg.max_sentences:
                 break

@@ -21,6 +21,7 @@ from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, 
 from summarizer.batch import Batch
 from summarizer.errors import InputError
 from summarizer.features import FeatureConfig
+from summarizer.sentences import available_languages
 
 FORMAT_VERSION = 1
 SETTINGS_FILE = "bertsum.json"
@@ -55,6 +56,8 @@ class SummarizerConfig:
             raise ValueError("head_layers, head_heads and head_feedforward must be positive")
         if not 0.0 <= self.head_dropout < 1.0:
             raise ValueError(f"head_dropout must be in [0, 1), got {self.head_dropout}")
+        if self.language not in available_languages():
+            raise ValueError(f"language must be one of {', '.join(available_languages())}, got {self.language!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -106,7 +109,10 @@ class InterSentenceHead(nn.Module):
 
     def forward(self, sentences: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         x = sentences * mask[..., None] + self.positions(sentences.shape[1], sentences.device).to(sentences.dtype)
-        x = self.layers(x, src_key_padding_mask=~mask)
+        padding = ~mask
+        # A row without sentences would attend to nothing (NaN); its outputs are ignored anyway.
+        padding[:, 0] &= mask.any(dim=1)
+        x = self.layers(x, src_key_padding_mask=padding)
         return self.score(self.norm(x)).squeeze(-1)
 
 
@@ -141,31 +147,56 @@ class ExtractiveSummarizer(nn.Module):
     @classmethod
     def from_encoder(cls, encoder_dir: str | Path, config: SummarizerConfig) -> ExtractiveSummarizer:
         """A new model around pretrained encoder weights (the head starts untrained)."""
-        return cls(AutoModel.from_pretrained(str(encoder_dir)), config)
+        return cls(AutoModel.from_pretrained(str(encoder_dir), local_files_only=True), config)
 
-    def sentence_vectors(self, batch: Batch) -> torch.Tensor:
-        """[documents, max_sentences, hidden] vectors, zeros at padding."""
-        inputs = {"input_ids": batch.input_ids, "attention_mask": batch.attention_mask}
-        if batch.token_type_ids is not None:
-            inputs["token_type_ids"] = batch.token_type_ids
-        hidden = self.encoder(**inputs).last_hidden_state
+    def sentence_vectors(self, batch: Batch, max_windows_per_pass: int | None = None) -> torch.Tensor:
+        """[documents, max_sentences, hidden] vectors, zeros at padding.
+
+        The encoder reads at most `max_windows_per_pass` windows per call (None: all at once, as
+        training does), so that inference on long documents runs in bounded memory.
+        """
+        if max_windows_per_pass is not None and max_windows_per_pass < 1:
+            raise ValueError(f"max_windows_per_pass must be at least 1 or None, got {max_windows_per_pass}")
+        token_slot = batch.token_slot if self.config.pooling == "mean" else None
+        if self.config.pooling == "mean" and token_slot is None:
+            raise ValueError("mean pooling needs a batch collated with token_slots=True")
+        windows = batch.input_ids.shape[0]
+        step = max_windows_per_pass or max(windows, 1)
         documents, slots = batch.sentence_mask.shape
+        hidden = self.encoder(**batch.encoder_inputs(0, step)).last_hidden_state
         grid = hidden.new_zeros(documents * slots, hidden.shape[-1])
-        if self.config.pooling == "cls":
-            grid[batch.sentence_slot] = hidden[batch.cls_window, batch.cls_position]
-        else:
-            if batch.token_slot is None:
-                raise ValueError("mean pooling needs a batch collated with token_slots=True")
-            own = batch.token_slot >= 0
-            grid.index_add_(0, batch.token_slot[own], hidden[own])
-            counts = torch.zeros(documents * slots, device=hidden.device, dtype=hidden.dtype)
-            counts.index_add_(0, batch.token_slot[own], torch.ones_like(batch.token_slot[own], dtype=hidden.dtype))
-            grid = grid / counts.clamp(min=1.0)[:, None]
+        self._gather(grid, hidden, batch, token_slot, 0, min(step, windows))
+        for start in range(step, windows, step):
+            end = min(start + step, windows)
+            hidden = self.encoder(**batch.encoder_inputs(start, end)).last_hidden_state
+            self._gather(grid, hidden, batch, token_slot, start, end)
+        if token_slot is not None:
+            counts = torch.bincount(token_slot[token_slot >= 0], minlength=documents * slots)
+            grid = grid / counts.clamp(min=1).to(grid.dtype)[:, None]
         return grid.view(documents, slots, -1)
 
-    def forward(self, batch: Batch) -> torch.Tensor:
+    @staticmethod
+    def _gather(
+        grid: torch.Tensor, hidden: torch.Tensor, batch: Batch, token_slot: torch.Tensor | None, start: int, end: int
+    ) -> None:
+        """Put the sentence vectors of windows `start:end` (encoded as `hidden`) into `grid`.
+
+        [CLS] vectors are copied; for mean pooling (`token_slot` given) token vectors are summed,
+        to be divided by the token counts once every window is read.
+        """
+        if token_slot is not None:
+            slots = token_slot[start:end]
+            own = slots >= 0
+            grid.index_add_(0, slots[own], hidden[own])
+        elif start == 0 and end == batch.input_ids.shape[0]:
+            grid[batch.sentence_slot] = hidden[batch.cls_window, batch.cls_position]
+        else:
+            inside = (batch.cls_window >= start) & (batch.cls_window < end)
+            grid[batch.sentence_slot[inside]] = hidden[batch.cls_window[inside] - start, batch.cls_position[inside]]
+
+    def forward(self, batch: Batch, max_windows_per_pass: int | None = None) -> torch.Tensor:
         """Logits [documents, max_sentences]; entries outside `batch.sentence_mask` mean nothing."""
-        return self.head(self.sentence_vectors(batch), batch.sentence_mask)
+        return self.head(self.sentence_vectors(batch, max_windows_per_pass), batch.sentence_mask)
 
     def save_pretrained(self, directory: str | Path, tokenizer: PreTrainedTokenizerBase) -> None:
         """Write config, settings, safetensors weights and tokenizer to `directory`."""
@@ -193,7 +224,8 @@ class ExtractiveSummarizer(nn.Module):
             config = SummarizerConfig(**settings)
         except (json.JSONDecodeError, TypeError, ValueError) as error:
             raise InputError(f"{settings_path}: invalid settings: {error}") from None
-        encoder = AutoModel.from_config(AutoConfig.from_pretrained(str(directory)))
+        encoder_config = AutoConfig.from_pretrained(str(directory), local_files_only=True)
+        encoder = AutoModel.from_config(encoder_config)
         model = cls(encoder, config)
         model.load_state_dict(load_file(str(directory / WEIGHTS_FILE)), strict=True)
         return model.to(device).eval()
@@ -201,4 +233,4 @@ class ExtractiveSummarizer(nn.Module):
 
 def load_tokenizer(directory: str | Path) -> PreTrainedTokenizerBase:
     """The tokenizer saved beside a model (or an encoder directory)."""
-    return AutoTokenizer.from_pretrained(str(directory))
+    return AutoTokenizer.from_pretrained(str(directory), local_files_only=True)

@@ -8,12 +8,15 @@ from itertools import chain, count
 
 import numpy as np
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")
 
 
 def rouge_words(text: str) -> list[str]:
-    """Lower-cased alphanumeric words, as rouge-score tokenizes without stemming."""
-    return _WORD.findall(text.lower())
+    """Case-folded runs of letters and digits, in any script.
+
+    On ASCII text these are exactly the words rouge-score's tokenizer keeps (no stemming).
+    """
+    return _WORD.findall(text.casefold())
 
 
 def greedy_oracle(

@@ -19,7 +19,7 @@ from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.oracle import greedy_oracle
 from summarizer.sentences import split_sentences
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 @dataclass(frozen=True)

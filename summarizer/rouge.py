@@ -6,7 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from rouge_score import rouge_scorer
+from rouge_score import rouge_scorer, tokenizers
+
+from summarizer.oracle import rouge_words
 
 METRICS = ("rouge1", "rouge2", "rougeLsum")
 
@@ -19,17 +21,28 @@ class RougeResult:
     interval: dict[str, tuple[float, float]]
     per_document: dict[str, list[float]]
 
-    def line(self) -> str:
-        return " / ".join(f"{self.mean[m]:.2f}" for m in METRICS)
+
+class WordTokenizer(tokenizers.Tokenizer):
+    """rouge-score tokenizer for languages other than English: Unicode words, no stemming."""
+
+    def tokenize(self, text: str) -> list[str]:
+        return rouge_words(text)
+
+
+def make_scorer(language: str = "english") -> rouge_scorer.RougeScorer:
+    """rouge-score's own tokenizer with Porter stemming for English; Unicode words otherwise."""
+    if language == "english":
+        return rouge_scorer.RougeScorer(list(METRICS), use_stemmer=True)
+    return rouge_scorer.RougeScorer(list(METRICS), tokenizer=WordTokenizer())
 
 
 def rouge_per_document(
-    predictions: Sequence[Sequence[str]], references: Sequence[Sequence[str]]
+    predictions: Sequence[Sequence[str]], references: Sequence[Sequence[str]], language: str = "english"
 ) -> dict[str, list[float]]:
     """F1 (0-100) of each predicted sentence list against its reference sentence list."""
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
-    scorer = rouge_scorer.RougeScorer(list(METRICS), use_stemmer=True)
+    scorer = make_scorer(language)
     scores: dict[str, list[float]] = {m: [] for m in METRICS}
     for prediction, reference in zip(predictions, references):
         result = scorer.score("\n".join(reference), "\n".join(prediction))
@@ -50,10 +63,13 @@ def bootstrap_interval(values: Sequence[float], samples: int = 1000, seed: int =
 
 
 def rouge(
-    predictions: Sequence[Sequence[str]], references: Sequence[Sequence[str]], bootstrap_samples: int = 1000
+    predictions: Sequence[Sequence[str]],
+    references: Sequence[Sequence[str]],
+    bootstrap_samples: int = 1000,
+    language: str = "english",
 ) -> RougeResult:
     """Corpus ROUGE: means of per-document F1, with bootstrap intervals."""
-    per_document = rouge_per_document(predictions, references)
+    per_document = rouge_per_document(predictions, references, language)
     return RougeResult(
         mean={m: float(np.mean(v)) if v else 0.0 for m, v in per_document.items()},
         interval={m: bootstrap_interval(v, bootstrap_samples) for m, v in per_document.items()},

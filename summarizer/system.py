@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
 import pytorch_lightning as pl
@@ -19,15 +19,12 @@ from summarizer.model import ExtractiveSummarizer
 from summarizer.rouge import METRICS, rouge_per_document
 from summarizer.selection import SelectionConfig, select_sentences
 
-# Test summaries scored beside the model's: the first sentences, and the oracle labels.
-BASELINES = ("lead", "oracle")
-
 
 class SummarizationSystem(pl.LightningModule):
     """Fine-tunes an `ExtractiveSummarizer` on oracle labels and scores its selections with ROUGE.
 
-    Logs train_loss; val_loss and val_rouge1 / val_rouge2 / val_rougeLsum / val_rouge (their
-    mean) per validation epoch; the same under test_ plus test_lead_* and test_oracle_*.
+    Logs train_loss, and val_loss and val_rouge1 / val_rouge2 / val_rougeLsum / val_rouge (their
+    mean) per validation epoch. Test scores come from `summarizer.evaluate` on the exported model.
     """
 
     def __init__(
@@ -41,9 +38,7 @@ class SummarizationSystem(pl.LightningModule):
         self.seed = seed
         self.criterion = nn.BCEWithLogitsLoss()
         scores = (*METRICS, "rouge")
-        names = [f"{stage}_{name}" for stage in ("val", "test") for name in ("loss", *scores)]
-        names += [f"test_{baseline}_{name}" for baseline in BASELINES for name in scores]
-        self.metrics = nn.ModuleDict({name: MeanMetric() for name in names})
+        self.metrics = nn.ModuleDict({f"val_{name}": MeanMetric() for name in ("loss", *scores)})
 
     def loss(self, logits: torch.Tensor, batch: Batch) -> torch.Tensor:
         """Binary cross-entropy against the oracle labels of real sentences only."""
@@ -60,26 +55,17 @@ class SummarizationSystem(pl.LightningModule):
         return loss
 
     def validation_step(self, batch: DocumentBatch, batch_idx: int) -> None:
-        self._evaluate(batch, "val")
-
-    def test_step(self, batch: DocumentBatch, batch_idx: int) -> None:
-        self._evaluate(batch, "test")
-
-    def _evaluate(self, batch: DocumentBatch, stage: str) -> None:
         if batch.batch.sentence_mask.any():
             logits = self.model(batch.batch)
-            self._update(f"{stage}_loss", [self.loss(logits, batch.batch).item()], len(batch))
+            self._update("val_loss", [self.loss(logits, batch.batch).item()], len(batch))
         else:  # only documents without a sentence long enough to score: empty summaries
             logits = torch.zeros_like(batch.batch.labels)
-        summaries = {"": self.summaries(batch, logits.float().cpu())}
-        if stage == "test":
-            summaries.update({f"{b}_": self.baseline_summaries(batch, b) for b in BASELINES})
-        for prefix, predictions in summaries.items():
-            scores = rouge_per_document(predictions, batch.references)
-            for metric in METRICS:
-                self._update(f"{stage}_{prefix}{metric}", scores[metric], len(batch))
-            mean = [sum(values) / len(METRICS) for values in zip(*scores.values())]
-            self._update(f"{stage}_{prefix}rouge", mean, len(batch), prog_bar=not prefix)
+        predictions = self.summaries(batch, logits.float().cpu())
+        scores = rouge_per_document(predictions, batch.references, self.model.config.language)
+        for metric in METRICS:
+            self._update(f"val_{metric}", scores[metric], len(batch))
+        mean = [sum(values) / len(METRICS) for values in zip(*scores.values())]
+        self._update("val_rouge", mean, len(batch), prog_bar=True)
 
     def _update(self, name: str, values: Sequence[float], batch_size: int, prog_bar: bool = False) -> None:
         metric = self.metrics[name]
@@ -94,22 +80,6 @@ class SummarizationSystem(pl.LightningModule):
             out.append([sentences[i] for i in chosen])
         return out
 
-    def baseline_summaries(self, batch: DocumentBatch, baseline: str) -> list[list[str]]:
-        """Lead (the first sentences, as many as `selection` allows) or the oracle labels."""
-        if baseline == "oracle":
-            labels = batch.batch.labels.cpu()
-            return [
-                [sentences[i] for j, i in enumerate(indices) if labels[row, j] > 0]
-                for row, (sentences, indices) in enumerate(zip(batch.sentences, batch.sentence_indices))
-            ]
-        lead = replace(self.selection, trigram_blocking=False, order="document")
-        out = []
-        for sentences in batch.sentences:
-            positions = range(len(sentences))
-            chosen = select_sentences(sentences, positions, [-float(i) for i in positions], lead)
-            out.append([sentences[i] for i in chosen])
-        return out
-
     def configure_optimizers(self) -> dict[str, Any]:
         """AdamW (no decay on biases and norms) with warmup and decay over all optimizer steps."""
         cfg = self.optim
@@ -120,7 +90,7 @@ class SummarizationSystem(pl.LightningModule):
                 chosen = [p for p in params if (p.ndim >= 2) == decay]
                 if chosen:
                     groups.append({"params": chosen, "lr": lr, "weight_decay": cfg.weight_decay if decay else 0.0})
-        # Lightning cannot clip gradients under mixed precision when the optimizer unscales them.
+        # Lightning refuses to clip gradients of a fused optimizer under 16-mixed and bf16-mixed alike.
         mixed_clipping = "mixed" in str(self.trainer.precision) and bool(self.trainer.gradient_clip_val)
         fused = cfg.fused and self.device.type in ("cpu", "cuda") and not mixed_clipping
         optimizer = torch.optim.AdamW(groups, betas=tuple(cfg.betas), eps=cfg.eps, fused=fused or None)

@@ -4,35 +4,41 @@ Fine-tunes an encoder as an extractive summarizer, keeps the checkpoint with the
 validation ROUGE, scores it on the test documents beside Lead and the oracle, and exports it
 with `ExtractiveSummarizer.save_pretrained`. Checkpoints and CSV / TensorBoard logs go to
 `runs/NAME/`; `--resume` continues a stopped run from `runs/NAME/checkpoints/last.ckpt`.
+The run directory is touched only once the encoder, the trainer settings and the data have
+loaded, so a run that fails to start leaves an earlier run's checkpoints alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import time
+import uuid
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import pytorch_lightning as pl
 import torch
-from lightning_fabric.utilities.exceptions import MisconfigurationException
-from lightning_fabric.utilities.rank_zero import rank_zero_only
 from pytorch_lightning.callbacks import Callback, EarlyStopping, LearningRateMonitor, ModelCheckpoint, TQDMProgressBar
 from pytorch_lightning.loggers import CSVLogger, TensorBoardLogger
+from pytorch_lightning.utilities.exceptions import MisconfigurationException
+from pytorch_lightning.utilities.rank_zero import rank_zero_only
 from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
+from summarizer.api import Summarizer
 from summarizer.config import ConfigError, ModelConfig, TrainConfig, load_config
 from summarizer.datamodule import SummarizationDataModule
+from summarizer.data import Document, write_jsonl
 from summarizer.errors import InputError
+from summarizer.evaluate import Evaluation, evaluate
 from summarizer.model import ExtractiveSummarizer, load_tokenizer
-from summarizer.rouge import METRICS
 from summarizer.selection import SelectionConfig
-from summarizer.system import BASELINES, SummarizationSystem
+from summarizer.system import SummarizationSystem
 
 LAST_CHECKPOINT = "last.ckpt"
 # Names encoder configurations give their dropout on attention weights.
@@ -47,8 +53,7 @@ class TrainResult:
     export_dir: Path
     best_checkpoint: Path
     best_score: float | None
-    test: dict[str, float] = field(default_factory=dict)
-    test_documents: int = 0
+    test: Evaluation | None = None
 
 
 def build_model(config: ModelConfig) -> ExtractiveSummarizer:
@@ -56,12 +61,15 @@ def build_model(config: ModelConfig) -> ExtractiveSummarizer:
     encoder_dir = config.encoder_dir()
     if not encoder_dir.is_dir():
         raise InputError(f"model.encoder: {encoder_dir}: no such directory")
-    encoder_config = AutoConfig.from_pretrained(str(encoder_dir))
-    if config.attention_dropout is not None:
-        for name in ATTENTION_DROPOUT_SETTINGS:
-            if hasattr(encoder_config, name):
-                setattr(encoder_config, name, config.attention_dropout)
-    encoder = AutoModel.from_pretrained(str(encoder_dir), config=encoder_config)
+    try:
+        encoder_config = AutoConfig.from_pretrained(str(encoder_dir))
+        if config.attention_dropout is not None:
+            for name in ATTENTION_DROPOUT_SETTINGS:
+                if hasattr(encoder_config, name):
+                    setattr(encoder_config, name, config.attention_dropout)
+        encoder = AutoModel.from_pretrained(str(encoder_dir), config=encoder_config)
+    except (OSError, ValueError) as error:
+        raise InputError(f"model.encoder: {encoder_dir}: not a Hugging Face model: {first_line(error)}") from None
     pooler = getattr(encoder, "pooler", None)
     if isinstance(pooler, nn.Module):  # unused by the scores: frozen, so DDP expects no gradient
         pooler.requires_grad_(False)
@@ -69,6 +77,19 @@ def build_model(config: ModelConfig) -> ExtractiveSummarizer:
         return ExtractiveSummarizer(encoder, config.summarizer_config())
     except ValueError as error:
         raise ConfigError(f"model: {error}") from None
+
+
+def build_tokenizer(config: ModelConfig) -> PreTrainedTokenizerBase:
+    """The tokenizer saved with the configured encoder."""
+    try:
+        return load_tokenizer(config.encoder_dir())
+    except (OSError, ValueError) as error:
+        raise InputError(f"model.encoder: {config.encoder_dir()}: cannot load its tokenizer: {first_line(error)}") from None
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an error's message (library messages run on with advice)."""
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 def build_datamodule(config: TrainConfig, tokenizer: PreTrainedTokenizerBase) -> SummarizationDataModule:
@@ -100,7 +121,7 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
     """
     pl.seed_everything(config.seed, workers=True, verbose=False)
     model = build_model(config.model)
-    tokenizer = load_tokenizer(config.model.encoder_dir())
+    tokenizer = build_tokenizer(config.model)
     datamodule = build_datamodule(config, tokenizer)
     validate = datamodule.has("validation")
     checkpoints = config.run_dir / "checkpoints"
@@ -108,11 +129,6 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
     if resume_from is not None and not resume_from.exists():
         print(f"No checkpoint at {resume_from}; starting from the beginning.", file=sys.stderr)
         resume_from = None
-    if rank_zero_only.rank == 0:  # the first process; launched ones (DDP) leave files alone
-        if resume_from is None:
-            shutil.rmtree(checkpoints, ignore_errors=True)
-        config.run_dir.mkdir(parents=True, exist_ok=True)
-        (config.run_dir / "config.yaml").write_text(config.to_yaml())
 
     monitor = config.checkpoint.monitor
     checkpoint = ModelCheckpoint(
@@ -141,6 +157,9 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
         default_root_dir=config.run_dir,
         limit_val_batches=None if validate else 0,
     )
+    datamodule.setup("fit")  # every split read and preprocessed before the run directory changes
+    if rank_zero_only.rank == 0:  # the first process; launched ones (DDP) leave files alone
+        prepare_run_dir(config, fresh=resume_from is None)
 
     system = SummarizationSystem(model, config.optim, config.selection, seed=config.seed)
     trainer.fit(system, datamodule=datamodule, ckpt_path=resume_from)
@@ -153,12 +172,80 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
         best_checkpoint=best,
         best_score=float(checkpoint.best_model_score) if checkpoint.best_model_score is not None else None,
     )
-    if datamodule.has("test"):
-        result.test = {k: float(v) for k, v in trainer.test(system, datamodule=datamodule, verbose=False)[0].items()}
-        result.test_documents = len(datamodule.datasets["test"])
     if trainer.is_global_zero:
-        system.model.cpu().save_pretrained(config.export_dir, tokenizer)
+        for split in ("validation", "test"):  # held out of the training file: saved for `evaluate`
+            if getattr(config.data, f"{split}_fraction") > 0:
+                write_jsonl(config.run_dir / f"{split}.jsonl", split_documents(datamodule, split))
+        model = system.model.cpu().eval()
+        try:
+            export_model(model, tokenizer, config.export_dir)
+        except OSError as error:
+            raise InputError(f"output: cannot export the model to {config.export_dir} ({error}); the best checkpoint is {best}") from None
+        if datamodule.has("test"):
+            if config.selection.max_words is None:
+                result.test = evaluate(Summarizer(model, tokenizer), split_documents(datamodule, "test"), config.selection)
+            else:
+                print(
+                    "Test documents not scored: the comparison with Lead and the oracle needs "
+                    "selection.k or selection.ratio, not selection.max_words.",
+                    file=sys.stderr,
+                )
     return result
+
+
+def prepare_run_dir(config: TrainConfig, fresh: bool) -> None:
+    """Create the run directory, save the settings in it, and (when `fresh`) drop old checkpoints.
+
+    Also checks that the export directory's parent can be written, before any training.
+    """
+    try:
+        config.run_dir.mkdir(parents=True, exist_ok=True)
+        (config.run_dir / "config.yaml").write_text(config.to_yaml())
+        if fresh:
+            shutil.rmtree(config.run_dir / "checkpoints", ignore_errors=True)
+    except OSError as error:
+        raise InputError(f"output.runs_dir: cannot write the run directory {config.run_dir}: {error.strerror or error}") from None
+    parent = config.export_dir.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"output: cannot create {parent} for the exported model: {error.strerror or error}") from None
+    if not os.access(parent, os.W_OK):
+        raise InputError(f"output: cannot write the exported model beside {config.export_dir}: {parent} is not writable")
+
+
+def export_model(model: ExtractiveSummarizer, tokenizer: PreTrainedTokenizerBase, directory: Path) -> None:
+    """`model.save_pretrained` to `directory`, swapped into place once complete.
+
+    The files go to a new directory beside `directory` first; then the old export is renamed
+    away, the new one renamed in, and the old one deleted. A reader never finds a half-written
+    model, and no file of an earlier export remains.
+    """
+    staging = directory.with_name(f".{directory.name}.{uuid.uuid4().hex[:12]}")
+    try:
+        model.save_pretrained(staging, tokenizer)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    previous = staging.with_name(f"{staging.name}.old")
+    if directory.exists():
+        directory.rename(previous)
+    try:
+        staging.rename(directory)
+    except OSError:
+        if previous.exists():
+            previous.rename(directory)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    shutil.rmtree(previous, ignore_errors=True)
+
+
+def split_documents(datamodule: SummarizationDataModule, split: str) -> list[Document]:
+    """A split's documents, with the sentences and references the model was given."""
+    return [
+        Document(id=row["id"], sentences=row["sentences"], reference="\n".join(row["reference"]))
+        for row in datamodule.datasets[split].select_columns(["id", "sentences", "reference"])
+    ]
 
 
 def report(result: TrainResult, config: TrainConfig) -> str:
@@ -168,14 +255,10 @@ def report(result: TrainResult, config: TrainConfig) -> str:
         lines.append(f"Best checkpoint: {result.best_checkpoint} ({config.checkpoint.monitor} {result.best_score:.2f})")
     else:
         lines.append(f"Final checkpoint: {result.best_checkpoint}")
-    if result.test:
-        lines.append(f"Test ROUGE F1 on {result.test_documents} documents ({describe(config.selection)}):")
-        lines.append(f"{'':<10}{'ROUGE-1':>9}{'ROUGE-2':>9}{'ROUGE-Lsum':>12}")
-        rows = {"model": "test_", **{baseline_name(b, config.selection): f"test_{b}_" for b in BASELINES}}
-        for label, prefix in rows.items():
-            values = [result.test[f"{prefix}{m}"] for m in METRICS]
-            lines.append(f"{label:<10}{values[0]:>9.2f}{values[1]:>9.2f}{values[2]:>12.2f}")
-        lines.append(f"(oracle: the training labels, a greedy ROUGE search of at most {config.data.oracle_size} sentences)")
+    if result.test is not None:
+        lines.append(f"Test ROUGE F1 with 95% bootstrap intervals on {result.test.documents} documents ({describe(config.selection)}):")
+        lines.append(result.test.table())
+        lines.append("(lead: the first sentences; oracle: a greedy ROUGE search; both of the same length as the model's)")
     lines.append(f"Model exported to {result.export_dir}")
     return "\n".join(lines)
 
@@ -188,14 +271,6 @@ def describe(selection: SelectionConfig) -> str:
     else:
         size = f"{selection.k} sentences"
     return f"{size}, trigram blocking {'on' if selection.trigram_blocking else 'off'} for the model"
-
-
-def baseline_name(baseline: str, selection: SelectionConfig) -> str:
-    if baseline == "oracle":
-        return "oracle"
-    if selection.max_words is not None:
-        return "Lead"
-    return f"Lead-{selection.ratio:.0%}" if selection.ratio is not None else f"Lead-{selection.k}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -216,6 +291,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, InputError) as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # anything else: one line, not a traceback
+        print(f"{parser.prog}: error: {type(error).__name__}: {first_line(error)}", file=sys.stderr)
+        return 1
     if rank_zero_only.rank == 0:
         print(report(result, config))
         minutes, seconds = divmod(round(time.perf_counter() - started), 60)

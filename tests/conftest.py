@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,10 +15,12 @@ from summarizer.resources import default_encoder_dir
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-@pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test session caches preprocessed features in its own folder."""
-    monkeypatch.setenv("BERTSUM_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The test session caches preprocessed features in its own folder, never the user's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BERTSUM_CACHE", str(tmp_path_factory.mktemp("cache")))
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -2,10 +2,14 @@ import socket
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import torch
 
 from summarizer import Summarizer, Summary
 from summarizer.api import CHUNK_BATCHES
+from summarizer.batch import collate
 from summarizer.errors import InputError
+from summarizer.features import FeatureConfig
+from summarizer.model import ExtractiveSummarizer, SummarizerConfig, load_tokenizer
 
 TEXT = (
     "The city council met on Monday to discuss the budget. "
@@ -71,6 +75,12 @@ def test_short_sentences_are_kept_but_not_scored(summarizer):
     summary = summarizer.summarize(["Yes.", "The committee will publish its findings tomorrow."], k=2)
     assert summary.sentence_scores[0] is None
     assert summary.indices == [1]
+
+
+def test_document_of_short_sentences_still_gets_a_summary(summarizer):
+    summary = summarizer.summarize("OK. Thanks.", k=3)
+    assert summary.sentences == ["OK.", "Thanks."]
+    assert None not in summary.sentence_scores
 
 
 def test_long_document_has_every_sentence_scored(summarizer):
@@ -151,3 +161,83 @@ def test_missing_or_broken_model_directories(tmp_path, monkeypatch):
     monkeypatch.setenv("BERTSUM_MODEL_DIR", str(tmp_path / "default"))
     with pytest.raises(InputError, match="make main"):
         Summarizer.from_pretrained()
+
+
+def long_document(count):
+    return [f"Sentence number {i} talks about topic {i} at some length with details." for i in range(count)]
+
+
+def small_model(encoder_dir, **settings):
+    """An untrained summarizer around `encoder_dir` whose windows hold about three sentences."""
+    torch.manual_seed(0)
+    features = FeatureConfig(max_window_tokens=64, max_tokens_per_sentence=32)
+    config = SummarizerConfig(head_heads=2, head_feedforward=64, features=features, **settings)
+    return ExtractiveSummarizer.from_encoder(encoder_dir, config).eval()
+
+
+@pytest.mark.parametrize("pooling", ["cls", "mean"])
+def test_encoding_a_few_windows_at_a_time_equals_one_pass(tiny_encoder_dir, pooling):
+    model = small_model(tiny_encoder_dir, head="transformer", pooling=pooling)
+    summarizer = Summarizer(model, load_tokenizer(tiny_encoder_dir))
+    batch = summarizer.collate(summarizer.prepare([long_document(20), long_document(2), long_document(7)]))
+    assert batch.input_ids.shape[0] > 6
+    windows_per_call = []
+    model.encoder.register_forward_pre_hook(
+        lambda module, args, kwargs: windows_per_call.append(kwargs["input_ids"].shape[0]), with_kwargs=True
+    )
+    with torch.inference_mode():
+        whole = model.sentence_vectors(batch)
+        assert windows_per_call == [batch.input_ids.shape[0]]
+        assert bool((whole.norm(dim=-1) > 0).eq(batch.sentence_mask).all())  # a vector for every sentence
+        for step in (1, 2, 3):
+            windows_per_call.clear()
+            torch.testing.assert_close(model.sentence_vectors(batch, step), whole)
+            assert max(windows_per_call) <= step and sum(windows_per_call) == batch.input_ids.shape[0]
+        torch.testing.assert_close(model(batch, 2), model(batch))
+
+
+def test_summarizer_encodes_at_most_max_windows_per_pass(tiny_encoder_dir):
+    model = small_model(tiny_encoder_dir, head="transformer")
+    tokenizer = load_tokenizer(tiny_encoder_dir)
+    windows_per_call = []
+    model.encoder.register_forward_pre_hook(
+        lambda module, args, kwargs: windows_per_call.append(kwargs["input_ids"].shape[0]), with_kwargs=True
+    )
+    chunked = Summarizer(model, tokenizer, max_windows_per_pass=2).summarize(long_document(20))
+    assert len(windows_per_call) > 2 and max(windows_per_call) == 2
+    whole = Summarizer(model, tokenizer, max_windows_per_pass=None).summarize(long_document(20))
+    assert chunked.indices == whole.indices
+    assert chunked.sentence_scores == pytest.approx(whole.sentence_scores, abs=1e-6)
+    with pytest.raises(ValueError, match="max_windows_per_pass"):
+        Summarizer(model, tokenizer, max_windows_per_pass=0)
+
+
+def test_document_without_sentences_in_a_batch_gives_finite_logits(tiny_encoder_dir):
+    model = small_model(tiny_encoder_dir, head="transformer")
+    tokenizer = load_tokenizer(tiny_encoder_dir)
+    features = Summarizer(model, tokenizer).builder(long_document(4))
+    rows = [features.to_columns(), {"input_ids": [], "cls_positions": [], "sentence_indices": []}]
+    batch = collate(rows, tokenizer.pad_token_id)
+    assert not batch.sentence_mask[1].any()
+    with torch.no_grad():
+        logits = model(batch)
+        alone = model(collate(rows[:1], tokenizer.pad_token_id))
+    assert torch.isfinite(logits).all()
+    torch.testing.assert_close(logits[:1], alone)  # the empty row changes nothing for the others
+    model.train()
+    logits = model(batch)
+    logits[batch.sentence_mask].sum().backward()
+    assert torch.isfinite(logits).all()
+    assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
+
+
+def test_distilbert_summarizer_scores_every_sentence_of_a_long_document(tiny_distilbert_dir, tmp_path):
+    model = small_model(tiny_distilbert_dir, head="transformer")
+    model.save_pretrained(tmp_path, load_tokenizer(tiny_distilbert_dir))
+    summarizer = Summarizer.from_pretrained(tmp_path)
+    prepared = summarizer.prepare([long_document(20)])[0]
+    assert len(prepared.features.windows) > 3
+    assert summarizer.collate([prepared]).token_type_ids is None
+    summary = summarizer.summarize(long_document(20), k=3, trigram_blocking=False)
+    assert len(summary.sentence_scores) == 20 and None not in summary.sentence_scores
+    assert len(summary.indices) == 3

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from summarizer.cli import main
+from summarizer.arguments import UsageError, run_guarded
+from summarizer.cli import build_parser, main
+from summarizer.errors import InputError
 
 ARTICLE = (
     "The river flooded the old town on Tuesday night. "
@@ -51,6 +53,14 @@ def test_one_file_prints_its_summary(run, corpus):
     assert code == 0, err
     lines = out.splitlines()
     assert len(lines) == 2 and all(line in ARTICLE for line in lines)
+
+
+def test_document_of_short_sentences_still_gets_a_summary(run, tmp_path):
+    note = tmp_path / "note.txt"
+    note.write_text("OK. Thanks.")
+    code, out, err = run(note, "-k", "3")
+    assert code == 0, err
+    assert out.splitlines() == ["OK.", "Thanks."]
 
 
 def test_stdin(run, monkeypatch):
@@ -212,3 +222,26 @@ def test_installed_command_exit_status(tiny_model_dir, corpus, tmp_path):
     assert done.returncode == 1
     assert len(done.stdout.splitlines()) == 3 + 1  # a header and three sentences
     assert "empty.txt: empty file" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "error, status, message",
+    [
+        (UsageError("bad pair"), 2, "error: bad pair"),
+        (InputError("data.jsonl, line 3: malformed JSON"), 2, "data.jsonl, line 3: malformed JSON"),
+        (KeyboardInterrupt(), 130, "interrupted"),
+        (RuntimeError("boom"), 1, "unexpected error: RuntimeError: boom"),
+        (BrokenPipeError(), 1, None),
+    ],
+)
+def test_errors_end_with_one_line_and_an_exit_status(error, status, message, tmp_path, monkeypatch, capsys):
+    reported = []
+
+    def fail():
+        raise error
+
+    with (tmp_path / "stdout").open("w") as stdout:
+        monkeypatch.setattr(sys, "stdout", stdout)  # a closed pipe points stdout at /dev/null
+        assert run_guarded(build_parser(), fail, reported.append) == status
+    assert reported == ([message] if message else [])
+    assert ("usage:" in capsys.readouterr().err) == isinstance(error, UsageError)

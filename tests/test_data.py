@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from summarizer.data import Document, load_documents
+from summarizer.data import Document, load_documents, write_jsonl
 from summarizer.errors import InputError
 
 ROWS = [
@@ -323,3 +323,24 @@ def test_unusable_paths(tmp_path: Path, name: str, problem: str) -> None:
     (tmp_path / "folder").mkdir()
     message = _error(tmp_path / name)
     assert message.startswith(str(tmp_path / name)) and problem in message
+
+
+def test_written_documents_load_back_unchanged(tmp_path: Path) -> None:
+    documents = [
+        Document(id="a", sentences=["First sentence.", "Second one, Mr. Smith."], reference="Ref one.\nRef two."),
+        Document(id="b", text="Raw text stays raw. Really.", reference="Short."),
+    ]
+    path = tmp_path / "held-out" / "test.jsonl"
+    write_jsonl(path, documents)
+    assert load_documents(path).documents == documents
+    assert not list(path.parent.glob(".*.tmp"))
+
+
+def test_csv_with_a_document_longer_than_the_default_field_limit(tmp_path: Path) -> None:
+    text = "A long sentence of words. " * 10_000
+    path = tmp_path / "long.csv"
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["text", "summary"])
+        writer.writerow([text, "A summary."])
+    assert load_documents(path).documents[0].text == text.strip()

@@ -3,6 +3,7 @@ import json
 import pytest
 
 from summarizer import Summarizer
+from summarizer import evaluate as evaluate_module
 from summarizer.data import load_documents
 from summarizer.evaluate import evaluate, main
 from summarizer.rouge import METRICS, rouge
@@ -80,6 +81,32 @@ def test_bad_model_or_data_exit_2(tiny_model_dir, data_file, tmp_path, capsys):
     for argv, message in cases:
         assert main(argv) == 2
         assert message in capsys.readouterr().err
+
+
+def test_aclsum_needs_a_split(tmp_path, capsys):
+    assert main(["--model", str(tmp_path / "absent"), "--data", "aclsum"]) == 2
+    err = capsys.readouterr().err
+    assert "usage:" in err and "--data aclsum needs --split" in err
+    assert "no such model directory" not in err  # refused before anything is loaded
+
+
+@pytest.mark.parametrize(
+    "error, status, message",
+    [
+        (RuntimeError("boom"), 1, "evaluate: unexpected error: RuntimeError: boom"),
+        (KeyboardInterrupt(), 130, "evaluate: interrupted"),
+    ],
+)
+def test_failures_after_loading_end_with_one_line(
+    tiny_model_dir, data_file, monkeypatch, capsys, error, status, message
+):
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(evaluate_module, "evaluate", fail)
+    assert main(["--model", str(tiny_model_dir), "--data", str(data_file)]) == status
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.splitlines()) == 1
 
 
 def test_skip_bad_rows(tiny_model_dir, tmp_path, capsys):

@@ -62,6 +62,17 @@ def test_short_sentences_are_skipped_and_the_rest_keep_their_indices(tokenizer) 
     assert capped.sentence_indices == [1, 3]
 
 
+def test_without_a_long_enough_sentence_every_nonempty_one_is_scored(tokenizer) -> None:
+    builder = FeatureBuilder(tokenizer, FeatureConfig(min_sentence_tokens=3))
+    ok, thanks = builder.tokenize(["OK.", "Thanks."])
+    assert len(ok) == len(thanks) == 2
+    features = builder(["OK.", "Thanks."])
+    assert features.sentence_indices == [0, 1]
+    assert features.windows[0].input_ids == [CLS, *ok, SEP, CLS, *thanks, SEP]
+    assert builder.from_token_ids([[], [7, 8], [], [9]]).sentence_indices == [1, 3]
+    assert builder.from_token_ids([[], []]).windows == []
+
+
 def test_max_sentences_and_max_tokens_per_sentence(tokenizer) -> None:
     config = FeatureConfig(max_sentences=2, max_tokens_per_sentence=2, min_sentence_tokens=1)
     features = FeatureBuilder(tokenizer, config)(["The cat sat.", "Dogs bark loudly.", "It rains."])
@@ -158,7 +169,9 @@ def test_windows_cover_scored_sentences_once_in_order(
     configured.config = config
     features = configured.from_token_ids(sentence_ids)
 
-    eligible = [i for i, n in enumerate(lengths) if n >= config.min_sentence_tokens]
+    # Sentences short of min_sentence_tokens are skipped unless no sentence reaches it.
+    shortest = config.min_sentence_tokens if max(lengths, default=0) >= config.min_sentence_tokens else 1
+    eligible = [i for i, n in enumerate(lengths) if n >= shortest]
     if config.max_sentences is not None:
         eligible = eligible[: config.max_sentences]
     if config.truncate:

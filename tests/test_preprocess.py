@@ -23,7 +23,8 @@ DOCUMENTS = [
         text="The cat sat on the mat. A dog barked at the postman.\nThe cat then slept all day.",
         reference="The cat sat on the mat and slept.",
     ),
-    Document(id="short", text="Hi. Yo.", reference="Hi."),  # no sentence reaches min_sentence_tokens
+    # No sentence reaches min_sentence_tokens: both are scored all the same.
+    Document(id="short", text="Hi. Yo.", reference="Hi."),
     Document(
         id="split",
         sentences=["Markets fell sharply on Monday.", "Oil prices rose.", "Analysts expect a rebound."],
@@ -78,7 +79,7 @@ def test_columns_and_labels(tokenizer, tmp_path: Path) -> None:
     # Adding "The cat then slept all day." brings one more reference word ("slept") but four
     # that are not, and four bigrams none of which is in the reference: both F1 fall.
     assert rows[0]["labels"] == [1, 0, 0]
-    assert rows[1]["input_ids"] == [] and rows[1]["labels"] == []
+    assert rows[1]["sentence_indices"] == [0, 1] and rows[1]["labels"] == [1, 0]
     assert rows[2]["labels"] == [1, 0, 1]
 
 
@@ -137,7 +138,7 @@ def test_cache_dir_defaults_to_bertsum_cache(
 
 def test_without_labels_every_label_is_zero(tokenizer, tmp_path: Path) -> None:
     dataset = preprocess(_data(), tokenizer, FeatureConfig(), labels=None, num_proc=1, cache_dir=tmp_path)
-    assert [r["labels"] for r in dataset.to_list()] == [[0, 0, 0], [], [0, 0, 0]]
+    assert [r["labels"] for r in dataset.to_list()] == [[0, 0, 0], [0, 0], [0, 0, 0]]
 
 
 def test_encoder_without_token_types(tiny_distilbert_dir: Path, tmp_path: Path) -> None:

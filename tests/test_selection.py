@@ -106,3 +106,8 @@ def test_selection_invariants(document, k, blocking):
         for x in range(len(trigram_sets)):
             for y in range(x + 1, len(trigram_sets)):
                 assert not trigram_sets[x] & trigram_sets[y]
+
+
+def test_trigram_blocking_works_in_other_scripts():
+    sentences = ["Кошка сидит на окне.", "Кошка сидит на окне весь день.", "Собака спит."]
+    assert select_sentences(sentences, [0, 1, 2], [0.9, 0.8, 0.1], SelectionConfig(k=2)) == [0, 2]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
 import pytest
+from pytorch_lightning.utilities.rank_zero import rank_zero_only
 
 from summarizer.config import ConfigError, load_config
 from summarizer.data import Document, LoadedData
 from summarizer.datamodule import LengthGroupedSampler, _hold_out
+from summarizer.train import build_datamodule
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 _RNG = random.Random(1)
@@ -89,3 +92,28 @@ def test_hold_out_is_fixed_and_disjoint() -> None:
     assert len({split.fingerprint for split in splits.values()}) == 3
     again = _hold_out(data, {"validation": 0.1, "test": 0.2})
     assert {n: [d.id for d in s.documents] for n, s in again.items()} == ids
+
+
+def test_skipped_rows_are_reported_once_by_the_first_process(
+    tmp_path: Path, tokenizer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "The council approved the new budget for the harbour. The library will open on Sundays."
+    rows = [json.dumps({"id": str(i), "text": text, "summary": "The council approved the budget."}) for i in range(4)]
+    rows[1:1] = ['{"id": "broken"', json.dumps({"id": "empty", "text": "", "summary": "x"})]
+    path = tmp_path / "train.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    overrides = [f"data.train={path}", "data.validation=null", "data.validation_fraction=0.25", "data.test=null"]
+    config = load_config(CONFIGS / "tiny.yaml", [*overrides, "data.limit_train=null", "data.skip_bad_rows=true"])
+
+    datamodule = build_datamodule(config, tokenizer)
+    datamodule.prepare_data()
+    datamodule.setup("fit")
+    assert [len(datamodule.datasets[s]) for s in ("train", "validation")] == [3, 1]
+    reported = [line for line in capsys.readouterr().err.splitlines() if line.startswith("skipped")]
+    assert reported == [
+        f"skipped: {path}, line 2: malformed JSON: Expecting ',' delimiter (column 16)",
+        f"skipped: {path}, line 3: empty document in field 'text'",
+    ]
+    monkeypatch.setattr(rank_zero_only, "rank", 1)
+    build_datamodule(config, tokenizer).setup("fit")
+    assert "skipped" not in capsys.readouterr().err
