@@ -13,10 +13,8 @@ import itertools
 import json
 import os
 import sys
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -26,6 +24,7 @@ from tqdm import tqdm
 from summarizer.api import Summarizer, Summary
 from summarizer.arguments import UsageError, fraction, positive_int, run_guarded
 from summarizer.errors import InputError
+from summarizer.files import atomic_writer
 from summarizer.selection import ORDERS
 
 PROG = "summarize"
@@ -211,20 +210,6 @@ def read_text(source: Source) -> str:
     if not text.strip():
         raise InputError(f"{source.name}: empty file")
     return text
-
-
-@contextmanager
-def atomic_writer(target: Path) -> Iterator[IO[str]]:
-    """A text file that appears at `target` only once it is completely written."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            yield out
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def write_all(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from summarizer.errors import InputError
+from summarizer.files import atomic_writer
 from summarizer.resources import aclsum_dir
 
 TEXT_FIELDS = ("text", "article", "document", "source")
@@ -294,10 +295,7 @@ def _document(row: Any, where: str, options: _Options) -> Document:
 
 def write_jsonl(path: Path, documents: list[Document]) -> None:
     """Write documents as JSONL (`id`, `text`, `summary`) that `load_documents` reads back."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f".{path.name}.tmp")
-    with staging.open("w", encoding="utf-8") as out:
+    with atomic_writer(path) as out:
         for document in documents:
             text: str | list[str] = document.sentences or document.text
             out.write(json.dumps({"id": document.id, "text": text, "summary": document.reference}) + "\n")
-    staging.replace(path)
