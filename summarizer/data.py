@@ -132,21 +132,17 @@ def _read_bytes(path: Path) -> bytes:
     return data
 
 
-def _decode(data: bytes, where: str) -> str:
+def _decode(data: bytes, path: Path, first_line: int = 1) -> str:
+    """UTF-8 text of `data` (lines of `path` from `first_line`); the error names the bad byte's line."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise InputError(f"{where}: not valid UTF-8 (byte {error.start})") from None
+        line = first_line + data.count(b"\n", 0, error.start)
+        raise InputError(f"{path}, line {line}: not valid UTF-8 (byte {error.start})") from None
 
 
 def _read_text(path: Path) -> str:
-    """A whole file as UTF-8 text; the error names the line holding the first bad byte."""
-    data = _read_bytes(path)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise InputError(f"{path}, line {line}: not valid UTF-8 (byte {error.start})") from None
+    return _decode(_read_bytes(path), path)
 
 
 def _jsonl_rows(path: Path) -> Iterator[Row]:
@@ -155,7 +151,7 @@ def _jsonl_rows(path: Path) -> Iterator[Row]:
         if not raw.strip():
             continue
         try:
-            row = json.loads(_decode(raw, where))
+            row = json.loads(_decode(raw, path, number))
         except InputError as error:
             yield where, error
             continue

@@ -47,17 +47,8 @@ def greedy_oracle_words(
     if n_sentences == 0 or not reference_words or max_sentences < 1:
         return []
     lengths = np.fromiter(map(len, sentence_words), dtype=np.int64, count=n_sentences)
-    n_words = int(lengths.sum())
-    # Word ids: the position of a word's first occurrence, in the document or the reference.
-    first_seen: dict[str, int] = {}
-    words = chain.from_iterable(sentence_words)
-    word_ids = np.fromiter(map(first_seen.setdefault, words, count()), dtype=np.int64, count=n_words)
-    reference_ids = np.fromiter(
-        map(first_seen.setdefault, reference_words, count(n_words)),
-        dtype=np.int64,
-        count=len(reference_words),
-    )
-    n_ids = n_words + len(reference_ids)
+    word_ids, reference_ids = word_ids_of(sentence_words, reference_words)
+    n_ids = len(word_ids) + len(reference_ids)
     sentence_of_word = np.repeat(np.arange(n_sentences), lengths)
     inside = sentence_of_word[:-1] == sentence_of_word[1:]
     # Every n-gram occurrence as key * owners + owner, where unigram keys are word ids,
@@ -112,6 +103,25 @@ def greedy_oracle_words(
         covered[pair_column[pair_sentence == candidate]] = True
         covered_counts = np.bincount(slots[covered[pair_column]], minlength=n_slots).reshape(n_sentences, 4)
     return sorted(selected)
+
+
+def word_ids_of(
+    sentence_words: Sequence[Sequence[str]], reference_words: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """An id per word of the document (in order) and of the reference: equal words, equal ids.
+
+    A word's id is the position of its first occurrence in the document, then the reference.
+    """
+    n_words = sum(map(len, sentence_words))
+    first_seen: dict[str, int] = {}
+    words = chain.from_iterable(sentence_words)
+    word_ids = np.fromiter(map(first_seen.setdefault, words, count()), dtype=np.int64, count=n_words)
+    reference_ids = np.fromiter(
+        map(first_seen.setdefault, reference_words, count(n_words)),
+        dtype=np.int64,
+        count=len(reference_words),
+    )
+    return word_ids, reference_ids
 
 
 def _bigram_keys(ids: np.ndarray, n_ids: int) -> np.ndarray:

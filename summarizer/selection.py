@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,7 +16,7 @@ class SelectionConfig:
     """How many sentences to keep and how.
 
     Exactly one length control applies: `max_words` if set, else `ratio` if set, else `k`.
-    `ratio` keeps int(ratio * number of sentences) sentences, at least one.
+    `ratio` keeps ratio * number of sentences, rounded half up, at least one sentence.
     """
 
     k: int = 3
@@ -37,7 +38,7 @@ class SelectionConfig:
     def sentence_budget(self, num_sentences: int) -> int:
         """How many sentences `k` or `ratio` allows for a document of `num_sentences`."""
         if self.ratio is not None:
-            return max(1, int(self.ratio * num_sentences))
+            return max(1, math.floor(self.ratio * num_sentences + 0.5))
         return self.k
 
 

@@ -39,6 +39,9 @@ def test_trigram_blocking_skips_a_repeating_sentence():
 def test_ratio_counts_the_documents_sentences():
     scores = [0.5, 0.4, 0.3, 0.2, 0.1]
     assert select(scores, ratio=0.4) == [0, 1]
+    assert select(scores, ratio=0.3) == [0, 1]  # 1.5 sentences round to 2
+    assert select(scores, ratio=0.25) == [0]  # 1.25 sentences round to 1
+    assert select(scores, ratio=0.5, trigram_blocking=False) == [0, 1, 2]  # 2.5 sentences round up to 3
     assert select(scores, ratio=0.01) == [0]  # at least one sentence
     # Sentences that were not scored still count towards the document's length.
     assert select_sentences(SENTENCES, [1, 3], [0.2, 0.1], SelectionConfig(ratio=0.4)) == [1, 3]
