@@ -155,7 +155,7 @@ def bench_stages(data: LoadedData, tokenizer: Any, num_proc: int) -> None:
     }
     print("    one process: " + ", ".join(f"{k} {n / v:,.0f}" for k, v in stages.items()) + " docs/s")
     ceiling = num_proc * n / sum(stages.values())
-    print(f"    so at most {ceiling:,.0f} docs/s with {num_proc} processes, if they scaled perfectly")
+    print(f"    together {n / sum(stages.values()):,.0f} docs/s per process: about {ceiling:,.0f} with {num_proc}")
 
 
 def bench_oracle(data: LoadedData, repeats: int) -> None:
