@@ -188,8 +188,6 @@ class ExtractiveSummarizer(nn.Module):
             slots = token_slot[start:end]
             own = slots >= 0
             grid.index_add_(0, slots[own], hidden[own])
-        elif start == 0 and end == batch.input_ids.shape[0]:
-            grid[batch.sentence_slot] = hidden[batch.cls_window, batch.cls_position]
         else:
             inside = (batch.cls_window >= start) & (batch.cls_window < end)
             grid[batch.sentence_slot[inside]] = hidden[batch.cls_window[inside] - start, batch.cls_position[inside]]
