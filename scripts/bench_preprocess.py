@@ -30,6 +30,7 @@ from typing import Any
 
 import datasets
 
+from summarizer.centrality import sentence_centrality
 from summarizer.data import LoadedData, load_documents
 from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.model import load_tokenizer
@@ -156,6 +157,8 @@ def bench_stages(data: LoadedData, tokenizer: Any, num_proc: int) -> None:
     print("    one process: " + ", ".join(f"{k} {n / v:,.0f}" for k, v in stages.items()) + " docs/s")
     ceiling = num_proc * n / sum(stages.values())
     print(f"    together {n / sum(stages.values()):,.0f} docs/s per process: about {ceiling:,.0f} with {num_proc}")
+    _, centrality = timed(lambda: [sentence_centrality(d) for d in documents])
+    print(f"    lexical centrality (only with model.features.centrality): {n / centrality:,.0f} docs/s")
 
 
 def bench_oracle(data: LoadedData, repeats: int) -> None:

@@ -79,7 +79,7 @@ class Summarizer:
         self.language = model.config.language
         self.max_windows_per_pass = max_windows_per_pass
         features = replace(model.config.features, truncate=False, max_sentences=None)
-        self.builder = FeatureBuilder(tokenizer, features)
+        self.builder = FeatureBuilder(tokenizer, features, self.language)
         self.pad_token_id: int = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.device = next(model.parameters()).device
 

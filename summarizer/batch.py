@@ -8,6 +8,8 @@ from typing import Any
 
 import torch
 
+from summarizer.centrality import FEATURES_PER_SENTENCE
+
 
 @dataclass
 class Batch:
@@ -26,6 +28,7 @@ class Batch:
     sentence_mask: torch.Tensor  # [documents, max_sentences]: True for real sentences
     labels: torch.Tensor  # [documents, max_sentences]: oracle targets (0 where absent)
     token_slot: torch.Tensor | None = None  # [windows, tokens]: slot of each sentence's own tokens, -1 elsewhere
+    sentence_features: torch.Tensor | None = None  # [documents, max_sentences, features]: centrality, 0 at padding
 
     def to(self, device: torch.device | str) -> Batch:
         moved = {
@@ -61,6 +64,10 @@ def collate(rows: Sequence[Mapping[str, Any]], pad_token_id: int, token_slots: b
     sentence_mask = torch.zeros((len(rows), max(max_sentences, 1)), dtype=torch.bool)
     labels = torch.zeros((len(rows), max(max_sentences, 1)), dtype=torch.float)
     slot_rows = torch.full((len(windows), longest), -1, dtype=torch.long) if token_slots else None
+    has_features = bool(rows) and rows[0].get("sentence_features") is not None
+    sentence_features = (
+        torch.zeros((len(rows), max(max_sentences, 1), FEATURES_PER_SENTENCE)) if has_features else None
+    )
     cls_window, cls_position, sentence_slot = [], [], []
 
     window_row = 0
@@ -83,6 +90,8 @@ def collate(rows: Sequence[Mapping[str, Any]], pad_token_id: int, token_slots: b
                 sentence += 1
             window_row += 1
         sentence_mask[doc, :sentence] = True
+        if sentence_features is not None and row["sentence_features"]:
+            sentence_features[doc, : len(row["sentence_features"])] = torch.tensor(row["sentence_features"])
         row_labels = row.get("labels")
         if row_labels:
             labels[doc, : len(row_labels)] = torch.tensor(row_labels, dtype=torch.float)
@@ -96,4 +105,5 @@ def collate(rows: Sequence[Mapping[str, Any]], pad_token_id: int, token_slots: b
         sentence_mask=sentence_mask,
         labels=labels,
         token_slot=slot_rows,
+        sentence_features=sentence_features,
     )

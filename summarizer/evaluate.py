@@ -1,4 +1,4 @@
-"""ROUGE of a model's summaries against references, beside the Lead baseline and the oracle.
+"""ROUGE of a model's summaries against references, beside Lead, TextRank and the oracle.
 
 `python -m summarizer.evaluate --model DIR --data SPEC [--split NAME] [-k 3 | --ratio R] [--json]`
 """
@@ -15,18 +15,19 @@ from pathlib import Path
 from summarizer.api import Summarizer
 from summarizer.arguments import UsageError, fraction, positive_int, run_guarded
 from summarizer.data import Document, load_documents
+from summarizer.centrality import most_central
 from summarizer.oracle import greedy_oracle
 from summarizer.rouge import METRICS, RougeResult, rouge
 from summarizer.selection import SelectionConfig
 from summarizer.sentences import split_sentences
 
-SYSTEMS = ("model", "lead", "oracle")
+SYSTEMS = ("model", "lead", "textrank", "oracle")
 METRIC_NAMES = {"rouge1": "ROUGE-1", "rouge2": "ROUGE-2", "rougeLsum": "ROUGE-Lsum"}
 
 
 @dataclass
 class Evaluation:
-    """ROUGE F1 of each system ("model", "lead", "oracle") on the same documents."""
+    """ROUGE F1 of each system (`SYSTEMS`) on the same documents."""
 
     documents: int
     selection: SelectionConfig
@@ -63,10 +64,11 @@ def evaluate(
     batch_size: int = 16,
     bootstrap_samples: int = 1000,
 ) -> Evaluation:
-    """ROUGE-1/2/Lsum F1 of the model, Lead (first n sentences) and the greedy oracle (n sentences).
+    """ROUGE-1/2/Lsum F1 of the model, Lead (first n sentences), TextRank (the n most central
+    sentences, `summarizer.centrality`) and the greedy oracle (n sentences).
 
     n is the selection's sentence count for each document (`k`, or `ratio` of its sentences);
-    all three choose from the same sentences of each document.
+    all four choose from the same sentences of each document.
     """
     if selection.max_words is not None:
         raise ValueError("evaluation compares systems at a sentence count: use k or ratio, not max_words")
@@ -75,6 +77,10 @@ def evaluate(
     sizes = [selection.sentence_budget(len(document)) for document in sentences]
     model = [summary.sentences for summary in summarizer.summarize_batch(sentences, batch_size, **asdict(selection))]
     lead = [document[:size] for document, size in zip(sentences, sizes)]
+    textrank = [
+        [document[i] for i in most_central(document, size, summarizer.language)]
+        for document, size in zip(sentences, sizes)
+    ]
     oracle = [
         [document[i] for i in greedy_oracle(document, reference, size)]
         for document, reference, size in zip(sentences, references, sizes)
@@ -84,7 +90,7 @@ def evaluate(
         selection=selection,
         systems={
             name: rouge(predictions, references, bootstrap_samples, summarizer.language)
-            for name, predictions in zip(SYSTEMS, (model, lead, oracle))
+            for name, predictions in zip(SYSTEMS, (model, lead, textrank, oracle))
         },
     )
 
@@ -92,7 +98,7 @@ def evaluate(
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m summarizer.evaluate",
-        description="ROUGE-1/2/Lsum F1 (rouge-score, stemming) of a model, Lead and the oracle, "
+        description="ROUGE-1/2/Lsum F1 (rouge-score, stemming) of a model, Lead, TextRank and the oracle, "
         "with 95% bootstrap intervals.",
     )
     parser.add_argument("--model", type=Path, help="exported model directory (default: the main training job's model)")

@@ -9,6 +9,8 @@ from typing import Any
 
 from transformers import PreTrainedTokenizerBase
 
+from summarizer.centrality import sentence_centrality
+
 
 @dataclass(frozen=True)
 class FeatureConfig:
@@ -20,6 +22,8 @@ class FeatureConfig:
         document reaches it: then every non-empty sentence is (short documents still get a summary).
     max_sentences: score at most this many sentences per document (None: all).
     truncate: keep only the first window (classic BERTSUM) instead of covering the document.
+    centrality: give the model each scored sentence's lexical centrality in its document
+        (`summarizer.centrality`) besides its encoder vector.
     """
 
     max_window_tokens: int = 512
@@ -27,6 +31,7 @@ class FeatureConfig:
     min_sentence_tokens: int = 3
     max_sentences: int | None = None
     truncate: bool = False
+    centrality: bool = False
 
     def __post_init__(self) -> None:
         if self.max_window_tokens < 3:
@@ -71,6 +76,7 @@ class DocumentFeatures:
     sentence_indices: list[int] = field(default_factory=list)
     sentence_windows: list[int] = field(default_factory=list)
     sentence_positions: list[int] = field(default_factory=list)
+    sentence_features: list[list[float]] | None = None  # centrality of each scored sentence, if used
 
     def to_columns(self) -> dict[str, Any]:
         """Flat columns for a `datasets` row (token type ids are left out when absent)."""
@@ -81,17 +87,23 @@ class DocumentFeatures:
         }
         if self.windows and self.windows[0].token_type_ids is not None:
             columns["token_type_ids"] = [w.token_type_ids for w in self.windows]
+        if self.sentence_features is not None:
+            columns["sentence_features"] = self.sentence_features
         return columns
 
 
 class FeatureBuilder:
-    """Turns sentences into `DocumentFeatures` with a Hugging Face tokenizer."""
+    """Turns sentences into `DocumentFeatures` with a Hugging Face tokenizer.
 
-    def __init__(self, tokenizer: PreTrainedTokenizerBase, config: FeatureConfig) -> None:
+    `language` chooses the stop words of the centrality features (when the config asks for them).
+    """
+
+    def __init__(self, tokenizer: PreTrainedTokenizerBase, config: FeatureConfig, language: str = "english") -> None:
         if tokenizer.cls_token_id is None or tokenizer.sep_token_id is None:
             raise ValueError(f"tokenizer {type(tokenizer).__name__} has no [CLS] or [SEP] token")
         self.tokenizer = tokenizer
         self.config = config
+        self.language = language
         self.cls_id: int = tokenizer.cls_token_id
         self.sep_id: int = tokenizer.sep_token_id
         self.uses_token_types = "token_type_ids" in tokenizer.model_input_names
@@ -117,16 +129,23 @@ class FeatureBuilder:
         )["input_ids"]
 
     def __call__(self, sentences: Sequence[str]) -> DocumentFeatures:
-        return self.from_token_ids(self.tokenize(sentences))
+        return self._with_centrality(sentences, self.from_token_ids(self.tokenize(sentences)))
 
     def batch(self, documents: Sequence[Sequence[str]]) -> list[DocumentFeatures]:
         """Features of many documents, tokenizing all their sentences in one call."""
         flat = self.tokenize([s for sentences in documents for s in sentences])
         out, start = [], 0
         for sentences in documents:
-            out.append(self.from_token_ids(flat[start : start + len(sentences)]))
+            out.append(self._with_centrality(sentences, self.from_token_ids(flat[start : start + len(sentences)])))
             start += len(sentences)
         return out
+
+    def _with_centrality(self, sentences: Sequence[str], features: DocumentFeatures) -> DocumentFeatures:
+        """`features` with the centrality of its scored sentences added, if the config asks for it."""
+        if self.config.centrality:
+            centrality = sentence_centrality(sentences, self.language)
+            features.sentence_features = [centrality[i] for i in features.sentence_indices]
+        return features
 
     def from_token_ids(self, sentence_ids: Sequence[Sequence[int]]) -> DocumentFeatures:
         """Pack tokenized sentences into windows of at most `max_window_tokens` tokens."""

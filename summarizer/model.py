@@ -19,6 +19,7 @@ from torch import nn
 from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from summarizer.batch import Batch
+from summarizer.centrality import FEATURES_PER_SENTENCE
 from summarizer.errors import InputError
 from summarizer.features import FeatureConfig
 from summarizer.sentences import available_languages
@@ -143,6 +144,8 @@ class ExtractiveSummarizer(nn.Module):
         self.head: nn.Module = (
             InterSentenceHead(dim, config) if config.head == "transformer" else LinearHead(dim, config.head_dropout)
         )
+        # Centrality features enter as a learned vector added to each sentence's encoder vector.
+        self.centrality = nn.Linear(FEATURES_PER_SENTENCE, dim) if config.features.centrality else None
 
     @classmethod
     def from_encoder(cls, encoder_dir: str | Path, config: SummarizerConfig) -> ExtractiveSummarizer:
@@ -194,7 +197,18 @@ class ExtractiveSummarizer(nn.Module):
 
     def forward(self, batch: Batch, max_windows_per_pass: int | None = None) -> torch.Tensor:
         """Logits [documents, max_sentences]; entries outside `batch.sentence_mask` mean nothing."""
-        return self.head(self.sentence_vectors(batch, max_windows_per_pass), batch.sentence_mask)
+        vectors = self.sentence_vectors(batch, max_windows_per_pass)
+        if self.centrality is not None:
+            if batch.sentence_features is None:
+                raise ValueError("this model reads sentence centrality: collate features built with centrality on")
+            added = self.centrality(batch.sentence_features.to(vectors.dtype))
+            vectors = vectors + added * batch.sentence_mask[..., None]
+        return self.head(vectors, batch.sentence_mask)
+
+    def head_parameters(self) -> list[nn.Parameter]:
+        """Everything trained from scratch: the head and the centrality projection, if any."""
+        modules = [self.head] if self.centrality is None else [self.head, self.centrality]
+        return [p for module in modules for p in module.parameters()]
 
     def save_pretrained(self, directory: str | Path, tokenizer: PreTrainedTokenizerBase) -> None:
         """Write config, settings, safetensors weights and tokenizer to `directory`."""

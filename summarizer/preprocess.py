@@ -48,7 +48,7 @@ class DocumentPreprocessor:
         labels: LabelConfig | None,
         language: str = "english",
     ) -> None:
-        self.builder = FeatureBuilder(tokenizer, features)
+        self.builder = FeatureBuilder(tokenizer, features, language)
         self.labels = labels
         self.language = language
 

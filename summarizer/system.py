@@ -84,8 +84,9 @@ class SummarizationSystem(pl.LightningModule):
         """AdamW (no decay on biases and norms) with warmup and decay over all optimizer steps."""
         cfg = self.optim
         groups = []
-        for module, lr in ((self.model.encoder, cfg.encoder_lr), (self.model.head, cfg.head_lr)):
-            params = [p for p in module.parameters() if p.requires_grad]
+        parts = ((list(self.model.encoder.parameters()), cfg.encoder_lr), (self.model.head_parameters(), cfg.head_lr))
+        for part, lr in parts:
+            params = [p for p in part if p.requires_grad]
             for decay in (True, False):
                 chosen = [p for p in params if (p.ndim >= 2) == decay]
                 if chosen:

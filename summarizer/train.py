@@ -1,7 +1,7 @@
 """`python -m summarizer.train --config configs/NAME.yaml [--resume] [section.key=value ...]`.
 
 Fine-tunes an encoder as an extractive summarizer, keeps the checkpoint with the best
-validation ROUGE, scores it on the test documents beside Lead and the oracle, and exports it
+validation ROUGE, scores it on the test documents beside Lead, TextRank and the oracle, and exports it
 with `ExtractiveSummarizer.save_pretrained`. Checkpoints and CSV / TensorBoard logs go to
 `runs/NAME/`; `--resume` continues a stopped run from `runs/NAME/checkpoints/last.ckpt`.
 The run directory is touched only once the encoder, the trainer settings and the data have
@@ -249,7 +249,7 @@ def split_documents(datamodule: SummarizationDataModule, split: str) -> list[Doc
 
 
 def report(result: TrainResult, config: TrainConfig) -> str:
-    """The run's outcome: test ROUGE of the model, Lead and the oracle; where things went."""
+    """The run's outcome: test ROUGE of the model and the baselines; where things went."""
     lines = [f"Run directory: {result.run_dir} (checkpoints, csv and tensorboard logs)"]
     if result.best_score is not None:
         lines.append(f"Best checkpoint: {result.best_checkpoint} ({config.checkpoint.monitor} {result.best_score:.2f})")
@@ -258,7 +258,10 @@ def report(result: TrainResult, config: TrainConfig) -> str:
     if result.test is not None:
         lines.append(f"Test ROUGE F1 with 95% bootstrap intervals on {result.test.documents} documents ({describe(config.selection)}):")
         lines.append(result.test.table())
-        lines.append("(lead: the first sentences; oracle: a greedy ROUGE search; both of the same length as the model's)")
+        lines.append(
+            "(lead: the first sentences; textrank: the most central ones; oracle: a greedy ROUGE search;"
+            " all of the same length as the model's)"
+        )
     lines.append(f"Model exported to {result.export_dir}")
     return "\n".join(lines)
 

@@ -33,7 +33,7 @@ def test_model_lead_and_oracle_on_the_same_sentences(tiny_model_dir, data_file):
     summarizer = Summarizer.from_pretrained(tiny_model_dir)
     documents = load_documents(data_file).documents
     result = evaluate(summarizer, documents, SelectionConfig(k=2), bootstrap_samples=200)
-    assert result.documents == 6 and set(result.systems) == {"model", "lead", "oracle"}
+    assert result.documents == 6 and set(result.systems) == {"model", "lead", "textrank", "oracle"}
     for metric in METRICS:
         assert result.systems["lead"].mean[metric] == pytest.approx(100.0)
         assert result.systems["oracle"].mean[metric] == pytest.approx(100.0)
@@ -65,7 +65,7 @@ def test_command_prints_a_table(tiny_model_dir, data_file, capsys):
     assert main(["--model", str(tiny_model_dir), "--data", str(data_file), "--ratio", "0.4", "--limit", "3"]) == 0
     out = capsys.readouterr().out
     assert "3 documents" in out and "ROUGE-Lsum" in out
-    assert [line.split()[0] for line in out.splitlines()[2:]] == ["model", "lead", "oracle"]
+    assert [line.split()[0] for line in out.splitlines()[2:]] == ["model", "lead", "textrank", "oracle"]
 
 
 def test_bad_model_or_data_exit_2(tiny_model_dir, data_file, tmp_path, capsys):

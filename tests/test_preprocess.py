@@ -10,6 +10,7 @@ import pytest
 from tokenizers import normalizers
 
 from summarizer import preprocess as preprocess_module
+from summarizer.batch import collate
 from summarizer.data import Document, LoadedData
 from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.model import load_tokenizer
@@ -81,6 +82,22 @@ def test_columns_and_labels(tokenizer, tmp_path: Path) -> None:
     assert rows[0]["labels"] == [1, 0, 0]
     assert rows[1]["sentence_indices"] == [0, 1] and rows[1]["labels"] == [1, 0]
     assert rows[2]["labels"] == [1, 0, 1]
+
+
+def test_centrality_column_reaches_the_batch(tokenizer, tmp_path: Path) -> None:
+    config = FeatureConfig(centrality=True)
+    dataset = preprocess(_data(), tokenizer, config, LabelConfig(oracle_size=2), num_proc=1, cache_dir=tmp_path)
+    rows = dataset.to_list()
+    builder = FeatureBuilder(tokenizer, config)
+    for row in rows:
+        expected = builder(row["sentences"]).sentence_features
+        assert len(row["sentence_features"]) == len(row["sentence_indices"])
+        for got, want in zip(row["sentence_features"], expected):
+            assert got == pytest.approx(want)
+    batch = collate(rows, tokenizer.pad_token_id)
+    assert batch.sentence_features is not None and batch.sentence_features.shape[:2] == batch.sentence_mask.shape
+    plain = preprocess(_data(), tokenizer, FeatureConfig(), num_proc=1, cache_dir=tmp_path)
+    assert "sentence_features" not in plain.column_names  # a cache entry of its own
 
 
 def test_second_run_comes_from_the_cache(tokenizer, tmp_path: Path, counting: type[_Counting]) -> None:

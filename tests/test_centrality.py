@@ -1,0 +1,119 @@
+"""Lexical centrality features: the ranking, the stop words, and the way into a model."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+
+from summarizer.api import Summarizer
+from summarizer.batch import collate
+from summarizer.centrality import most_central, sentence_centrality, sentence_similarity, stop_words
+from summarizer.features import FeatureBuilder, FeatureConfig
+from summarizer.model import SETTINGS_FILE, ExtractiveSummarizer, SummarizerConfig, load_tokenizer
+
+DOCUMENT = [
+    "The council approved the new bridge budget for the harbour.",
+    "The bridge budget was approved by the council after a long debate.",
+    "Cats sleep for most of the afternoon.",
+    "The harbour bridge opens next year, the council said.",
+]
+
+
+def test_the_sentence_sharing_most_words_ranks_first_and_the_off_topic_one_last() -> None:
+    features = sentence_centrality(DOCUMENT)
+    ranks = [rank for _, rank in features]
+    assert ranks[2] == 1.0  # the cats share no content word with the others
+    assert min(range(len(ranks)), key=ranks.__getitem__) in (0, 1)
+    assert sorted(ranks) == [0.0, 1 / 3, 2 / 3, 1.0]
+    # log(n * pagerank): the PageRank shares sum to one.
+    assert sum(math.exp(relative) for relative, _ in features) == pytest.approx(len(DOCUMENT))
+    assert features[2][0] < 0 < features[0][0]
+
+
+def test_textrank_baseline_keeps_the_most_central_sentences_in_document_order() -> None:
+    ranks = [rank for _, rank in sentence_centrality(DOCUMENT)]
+    chosen = most_central(DOCUMENT, 2)
+    assert chosen == sorted(chosen) and 2 not in chosen
+    assert sorted(ranks[i] for i in chosen) == [0.0, 1 / 3]
+    assert most_central(DOCUMENT, 10) == [0, 1, 2, 3]
+
+
+def test_sentences_sharing_only_stop_words_are_not_similar() -> None:
+    similarity = sentence_similarity(["The cat is on the mat.", "The dog is in the house.", "A cat, a mat."])
+    assert similarity[0, 1] == 0.0
+    assert similarity[0, 2] == pytest.approx(1.0)  # same content words: cat, mat
+    assert similarity.diagonal().tolist() == [0.0, 0.0, 0.0]
+
+
+def test_degenerate_documents() -> None:
+    assert sentence_centrality([]) == []
+    assert sentence_centrality(["Only one."]) == [[0.0, 0.0]]
+    # No content words anywhere: every sentence is as central as any other.
+    features = sentence_centrality(["It is.", "Was it?", "..."])
+    assert [relative for relative, _ in features] == pytest.approx([0.0, 0.0, 0.0])
+
+
+def test_stop_words_follow_the_sentence_language() -> None:
+    assert {"the", "and", "of"} <= stop_words("english")
+    assert "der" in stop_words("german")
+    assert stop_words("slovene")  # Punkt's name for the stopwords package's "slovenian"
+    assert stop_words("estonian") == frozenset()  # no list: every word counts
+
+
+def test_features_carry_the_centrality_of_scored_sentences_only(tokenizer) -> None:
+    sentences = [*DOCUMENT[:2], "Yes.", *DOCUMENT[2:]]  # "Yes." is too short to be scored
+    builder = FeatureBuilder(tokenizer, FeatureConfig(centrality=True))
+    features = builder(sentences)
+    assert features.sentence_indices == [0, 1, 3, 4]
+    whole = sentence_centrality(sentences)
+    assert features.sentence_features == [whole[i] for i in features.sentence_indices]
+    assert builder.batch([sentences])[0].sentence_features == features.sentence_features
+    assert "sentence_features" not in FeatureBuilder(tokenizer, FeatureConfig())(sentences).to_columns()
+
+    rows = [features.to_columns(), builder(DOCUMENT[:2]).to_columns()]
+    batch = collate(rows, tokenizer.pad_token_id)
+    assert batch.sentence_features.shape == (2, 4, 2)
+    assert torch.allclose(batch.sentence_features[0], torch.tensor(features.sentence_features))
+    assert batch.sentence_features[1, 2:].abs().sum() == 0  # padding
+
+
+def centrality_model(encoder_dir) -> ExtractiveSummarizer:
+    torch.manual_seed(0)
+    config = SummarizerConfig(head="transformer", head_heads=2, head_feedforward=64, features=FeatureConfig(centrality=True))
+    return ExtractiveSummarizer.from_encoder(encoder_dir, config).eval()
+
+
+def test_centrality_moves_scores_and_survives_export(tiny_encoder_dir, tmp_path) -> None:
+    tokenizer = load_tokenizer(tiny_encoder_dir)
+    model = centrality_model(tiny_encoder_dir)
+    assert model.centrality is not None
+    assert {id(p) for p in model.centrality.parameters()} <= {id(p) for p in model.head_parameters()}
+    builder = FeatureBuilder(tokenizer, model.config.features)
+    batch = collate([builder(DOCUMENT).to_columns()], tokenizer.pad_token_id)
+    with torch.no_grad():
+        scores = model(batch)
+        batch.sentence_features = batch.sentence_features.flip(1)
+        assert not torch.allclose(model(batch), scores)
+        batch.sentence_features = None
+        with pytest.raises(ValueError, match="centrality"):
+            model(batch)
+
+    model.save_pretrained(tmp_path, tokenizer)
+    assert json.loads((tmp_path / SETTINGS_FILE).read_text())["features"]["centrality"] is True
+    loaded = Summarizer.from_pretrained(tmp_path)
+    summary = loaded.summarize(" ".join(DOCUMENT), k=2, trigram_blocking=False)
+    direct = sorted(range(len(DOCUMENT)), key=lambda i: -scores[0, i].item())[:2]
+    assert summary.indices == sorted(direct)
+
+
+def test_models_saved_without_the_setting_load_without_centrality(tiny_model_dir, tmp_path) -> None:
+    settings = json.loads((tiny_model_dir / SETTINGS_FILE).read_text())
+    settings["features"].pop("centrality", None)
+    for path in tiny_model_dir.iterdir():
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    (tmp_path / SETTINGS_FILE).write_text(json.dumps(settings))
+    model = ExtractiveSummarizer.from_pretrained(tmp_path)
+    assert model.centrality is None and model.config.features.centrality is False
