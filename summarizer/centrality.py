@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import stopwords
@@ -18,11 +19,22 @@ import stopwords
 from summarizer.oracle import rouge_words
 
 FEATURES_PER_SENTENCE = 2
+# Part of the preprocessing cache key: raise it when the features of a sentence change.
+CENTRALITY_VERSION = 1
 DAMPING = 0.85
 _MAX_ITERATIONS = 200
-_WORDS_PER_BLOCK = 1024
 # Punkt language names that the stopwords package spells otherwise.
 _STOPWORD_LANGUAGES = {"slovene": "slovenian", "english_web": "english"}
+
+
+@dataclass(frozen=True)
+class SimilarityGraph:
+    """Sentences `source[i]` and `target[i]` are similar by `weight[i]` (> 0); both directions listed."""
+
+    size: int
+    source: np.ndarray
+    target: np.ndarray
+    weight: np.ndarray
 
 
 @functools.lru_cache(maxsize=None)
@@ -34,55 +46,67 @@ def stop_words(language: str) -> frozenset[str]:
     return frozenset(w for word in stopwords.get_stopwords(name) for w in rouge_words(word))
 
 
-def pagerank(similarity: np.ndarray, damping: float = DAMPING, tolerance: float = 1e-10) -> np.ndarray:
-    """PageRank of a weighted graph ([n, n], non-negative); a node without edges links to all."""
-    n = similarity.shape[0]
-    out_weight = similarity.sum(axis=1, keepdims=True)
-    transition = np.divide(similarity, out_weight, out=np.full_like(similarity, 1.0 / n), where=out_weight > 0).T
+def sentence_similarity(sentences: Sequence[str], language: str = "english") -> SimilarityGraph:
+    """Cosine similarity of the sentences' content-word counts, as the graph of its non-zero pairs.
+
+    Pairs come from each word's list of sentences, so memory follows the pairs of sentences that
+    share a word, not n * n.
+    """
+    ignored = stop_words(language)
+    vocabulary: dict[str, int] = {}
+    keys = []
+    n = len(sentences)
+    for row, sentence in enumerate(sentences):
+        for word in rouge_words(sentence):
+            if word not in ignored:
+                keys.append(vocabulary.setdefault(word, len(vocabulary)) * n + row)
+    # One entry per (word, sentence) with its count, grouped by word.
+    entries, counts = np.unique(np.asarray(keys, dtype=np.int64), return_counts=True)
+    words, rows = np.divmod(entries, n) if n else (entries, entries)
+    group_start = np.searchsorted(words, words)
+    group_size = np.searchsorted(words, words, side="right") - group_start
+    # Every entry meets every entry of its word's group (itself included).
+    left = np.repeat(np.arange(len(entries)), group_size)
+    first_of_left = np.repeat(np.cumsum(group_size) - group_size, group_size)
+    right = np.repeat(group_start, group_size) + np.arange(len(left)) - first_of_left
+    pairs, pair_index = np.unique(rows[left] * n + rows[right], return_inverse=True)
+    products = np.bincount(pair_index, weights=(counts[left] * counts[right]).astype(np.float64))
+    source, target = np.divmod(pairs, n) if n else (pairs, pairs)
+    self_loop = source == target
+    norms = np.zeros(n)
+    norms[source[self_loop]] = np.sqrt(products[self_loop])
+    source, target, products = source[~self_loop], target[~self_loop], products[~self_loop]
+    return SimilarityGraph(n, source, target, products / (norms[source] * norms[target]))
+
+
+def pagerank(graph: SimilarityGraph, damping: float = DAMPING, tolerance: float = 1e-10) -> np.ndarray:
+    """PageRank of a weighted graph; a node without edges links to every node alike."""
+    n = graph.size
+    out_weight = np.bincount(graph.source, weights=graph.weight, minlength=n)
+    share = graph.weight / out_weight[graph.source]
+    dangling = out_weight == 0
     rank = np.full(n, 1.0 / n)
     for _ in range(_MAX_ITERATIONS):
-        updated = (1 - damping) / n + damping * (transition @ rank)
+        flow = np.bincount(graph.target, weights=rank[graph.source] * share, minlength=n)
+        updated = (1 - damping) / n + damping * (flow + rank[dangling].sum() / n)
         if np.abs(updated - rank).sum() < tolerance:
             return updated
         rank = updated
     return rank
 
 
-def sentence_similarity(sentences: Sequence[str], language: str = "english") -> np.ndarray:
-    """[n, n] cosine similarity of the sentences' content-word counts, 0 on the diagonal."""
-    ignored = stop_words(language)
-    vocabulary: dict[str, int] = {}
-    rows, columns = [], []
-    for row, sentence in enumerate(sentences):
-        for word in rouge_words(sentence):
-            if word not in ignored:
-                rows.append(row)
-                columns.append(vocabulary.setdefault(word, len(vocabulary)))
-    n = len(sentences)
-    row_ids, column_ids = np.asarray(rows, dtype=np.int64), np.asarray(columns, dtype=np.int64)
-    products = np.zeros((n, n))
-    # Word counts a block of words at a time, so that long documents stay in bounded memory.
-    for first in range(0, len(vocabulary), _WORDS_PER_BLOCK):
-        inside = (column_ids >= first) & (column_ids < first + _WORDS_PER_BLOCK)
-        width = min(_WORDS_PER_BLOCK, len(vocabulary) - first)
-        flat = row_ids[inside] * width + (column_ids[inside] - first)
-        counts = np.bincount(flat, minlength=n * width).reshape(n, width).astype(np.float64)
-        products += counts @ counts.T
-    norms = np.sqrt(products.diagonal()).clip(min=1e-12)
-    similarity = products / norms[:, None] / norms[None, :]
-    np.fill_diagonal(similarity, 0.0)
-    return similarity
-
-
 def sentence_centrality(sentences: Sequence[str], language: str = "english") -> list[list[float]]:
-    """`[log(n * pagerank), rank / (n - 1)]` for each sentence (rank 0: the most central)."""
+    """`[log(n * pagerank), rank / (n - 1)]` for each sentence (rank 0: the most central).
+
+    Sentences of equal centrality share the mean of their ranks.
+    """
     n = len(sentences)
     if n == 0:
         return []
     scores = pagerank(sentence_similarity(sentences, language))
-    order = np.argsort(-scores, kind="stable")
-    ranks = np.empty(n, dtype=np.float64)
-    ranks[order] = np.arange(n) / max(n - 1, 1)
+    _, level, members = np.unique(-np.round(scores, 12), return_inverse=True, return_counts=True)
+    first_rank = np.cumsum(members) - members
+    ranks = (first_rank + (members - 1) / 2)[level] / max(n - 1, 1)
     return [[math.log(n * float(score)), float(rank)] for score, rank in zip(scores, ranks)]
 
 

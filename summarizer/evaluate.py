@@ -14,8 +14,8 @@ from pathlib import Path
 
 from summarizer.api import Summarizer
 from summarizer.arguments import UsageError, fraction, positive_int, run_guarded
-from summarizer.data import Document, load_documents
 from summarizer.centrality import most_central
+from summarizer.data import Document, load_documents
 from summarizer.oracle import greedy_oracle
 from summarizer.rouge import METRICS, RougeResult, rouge
 from summarizer.selection import SelectionConfig

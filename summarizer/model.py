@@ -205,7 +205,7 @@ class ExtractiveSummarizer(nn.Module):
             vectors = vectors + added * batch.sentence_mask[..., None]
         return self.head(vectors, batch.sentence_mask)
 
-    def head_parameters(self) -> list[nn.Parameter]:
+    def scratch_parameters(self) -> list[nn.Parameter]:
         """Everything trained from scratch: the head and the centrality projection, if any."""
         modules = [self.head] if self.centrality is None else [self.head, self.centrality]
         return [p for module in modules for p in module.parameters()]

@@ -84,13 +84,17 @@ class SummarizationSystem(pl.LightningModule):
         """AdamW (no decay on biases and norms) with warmup and decay over all optimizer steps."""
         cfg = self.optim
         groups = []
-        parts = ((list(self.model.encoder.parameters()), cfg.encoder_lr), (self.model.head_parameters(), cfg.head_lr))
+        parts = ((list(self.model.encoder.parameters()), cfg.encoder_lr), (self.model.scratch_parameters(), cfg.head_lr))
         for part, lr in parts:
             params = [p for p in part if p.requires_grad]
             for decay in (True, False):
                 chosen = [p for p in params if (p.ndim >= 2) == decay]
                 if chosen:
                     groups.append({"params": chosen, "lr": lr, "weight_decay": cfg.weight_decay if decay else 0.0})
+        grouped = [id(p) for group in groups for p in group["params"]]
+        trainable = {id(p) for p in self.model.parameters() if p.requires_grad}
+        if len(grouped) != len(set(grouped)) or set(grouped) != trainable:
+            raise RuntimeError("optimizer groups must hold every trainable parameter exactly once")
         # Lightning refuses to clip gradients of a fused optimizer under 16-mixed and bf16-mixed alike.
         mixed_clipping = "mixed" in str(self.trainer.precision) and bool(self.trainer.gradient_clip_val)
         fused = cfg.fused and self.device.type in ("cpu", "cuda") and not mixed_clipping

@@ -13,6 +13,7 @@ from summarizer.batch import collate
 from summarizer.centrality import most_central, sentence_centrality, sentence_similarity, stop_words
 from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.model import SETTINGS_FILE, ExtractiveSummarizer, SummarizerConfig, load_tokenizer
+from summarizer.preprocess import DocumentPreprocessor
 
 DOCUMENT = [
     "The council approved the new bridge budget for the harbour.",
@@ -42,18 +43,26 @@ def test_textrank_baseline_keeps_the_most_central_sentences_in_document_order() 
 
 
 def test_sentences_sharing_only_stop_words_are_not_similar() -> None:
-    similarity = sentence_similarity(["The cat is on the mat.", "The dog is in the house.", "A cat, a mat."])
-    assert similarity[0, 1] == 0.0
-    assert similarity[0, 2] == pytest.approx(1.0)  # same content words: cat, mat
-    assert similarity.diagonal().tolist() == [0.0, 0.0, 0.0]
+    graph = sentence_similarity(["The cat is on the mat.", "The dog is in the house.", "A cat, a mat."])
+    edges = {(int(a), int(b)): float(w) for a, b, w in zip(graph.source, graph.target, graph.weight)}
+    assert edges == {(0, 2): pytest.approx(1.0), (2, 0): pytest.approx(1.0)}  # same content words: cat, mat
+
+
+def test_long_documents_stay_sparse() -> None:
+    # 3,000 sentences, each sharing content words with few others: edges, not 9 million pairs.
+    sentences = [f"Topic{i // 3} report{i // 3} number{i}." for i in range(3000)]
+    graph = sentence_similarity(sentences)
+    assert graph.size == 3000 and len(graph.weight) == 3000 * 2
+    ranks = [rank for _, rank in sentence_centrality(sentences)]
+    assert ranks == pytest.approx([0.5] * 3000)  # every sentence alike
 
 
 def test_degenerate_documents() -> None:
     assert sentence_centrality([]) == []
     assert sentence_centrality(["Only one."]) == [[0.0, 0.0]]
-    # No content words anywhere: every sentence is as central as any other.
+    # No content words anywhere: every sentence is as central as any other, rank included.
     features = sentence_centrality(["It is.", "Was it?", "..."])
-    assert [relative for relative, _ in features] == pytest.approx([0.0, 0.0, 0.0])
+    assert features == [[pytest.approx(0.0), 0.5]] * 3
 
 
 def test_stop_words_follow_the_sentence_language() -> None:
@@ -61,6 +70,21 @@ def test_stop_words_follow_the_sentence_language() -> None:
     assert "der" in stop_words("german")
     assert stop_words("slovene")  # Punkt's name for the stopwords package's "slovenian"
     assert stop_words("estonian") == frozenset()  # no list: every word counts
+
+
+def test_the_model_language_chooses_the_stop_words(tiny_encoder_dir, tokenizer, tmp_path) -> None:
+    sentences = ["Die Stadt baut eine Brücke.", "Die Brücke ist neu und die Stadt zahlt.", "Der Hund und die Katze schlafen."]
+    german = sentence_centrality(sentences, "german")
+    assert german[2][1] == 1.0  # shares no German content word
+    assert german != sentence_centrality(sentences, "english")  # "die" and "und" link it in English
+    config = SummarizerConfig(language="german", features=FeatureConfig(centrality=True))
+    ExtractiveSummarizer.from_encoder(tiny_encoder_dir, config).save_pretrained(tmp_path, tokenizer)
+    prepared = Summarizer.from_pretrained(tmp_path).prepare([sentences])[0]
+    assert prepared.features.sentence_features == german
+    row = DocumentPreprocessor(tokenizer, config.features, None, "german")(
+        {"id": ["d"], "text": [""], "sentences": [sentences], "reference": [""]}
+    )
+    assert row["sentence_features"] == [german]
 
 
 def test_features_carry_the_centrality_of_scored_sentences_only(tokenizer) -> None:
@@ -90,7 +114,10 @@ def test_centrality_moves_scores_and_survives_export(tiny_encoder_dir, tmp_path)
     tokenizer = load_tokenizer(tiny_encoder_dir)
     model = centrality_model(tiny_encoder_dir)
     assert model.centrality is not None
-    assert {id(p) for p in model.centrality.parameters()} <= {id(p) for p in model.head_parameters()}
+    scratch = {id(p) for p in model.scratch_parameters()}
+    encoder = {id(p) for p in model.encoder.parameters()}
+    assert {id(p) for p in model.centrality.parameters()} <= scratch
+    assert scratch | encoder == {id(p) for p in model.parameters()} and not scratch & encoder
     builder = FeatureBuilder(tokenizer, model.config.features)
     batch = collate([builder(DOCUMENT).to_columns()], tokenizer.pad_token_id)
     with torch.no_grad():

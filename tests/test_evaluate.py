@@ -46,6 +46,20 @@ def test_model_lead_and_oracle_on_the_same_sentences(tiny_model_dir, data_file):
             assert low <= system.mean[metric] + 1e-9 and system.mean[metric] <= high + 1e-9
 
 
+def test_textrank_takes_the_most_central_sentences(tiny_model_dir, tmp_path):
+    # The last sentence shares "bridge", "council" and "harbour" with every other one.
+    text = (
+        "The council met on Monday. Cats sleep all afternoon. The bridge needs repairs. "
+        "Fishing boats fill the harbour. The council will repair the harbour bridge."
+    )
+    path = tmp_path / "central.jsonl"
+    path.write_text(json.dumps({"text": text, "summary": "The council will repair the harbour bridge."}) + "\n")
+    documents = load_documents(path).documents
+    result = evaluate(Summarizer.from_pretrained(tiny_model_dir), documents, SelectionConfig(k=1))
+    assert result.systems["textrank"].mean["rouge1"] == pytest.approx(100.0)
+    assert result.systems["lead"].mean["rouge1"] < 50.0
+
+
 def test_ratio_sets_the_lead_length(tiny_model_dir, data_file):
     summarizer = Summarizer.from_pretrained(tiny_model_dir)
     result = evaluate(summarizer, load_documents(data_file).documents, SelectionConfig(ratio=0.2))

@@ -158,12 +158,25 @@ def test_long_document_trains_and_every_sentence_is_scored(tiny_run: TrainResult
     assert len(set(scores.tolist())) == sentences
 
 
-def test_bf16_mixed_run_clips_gradients(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
-    """Lightning refuses to clip a fused AdamW's gradients under bf16-mixed too, not only 16-mixed."""
-    overrides = ("trainer.precision=bf16-mixed", "trainer.max_epochs=1", "data.limit_train=4", "data.test=null")
+def test_bf16_mixed_run_with_centrality_clips_gradients(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
+    """Lightning refuses to clip a fused AdamW's gradients under bf16-mixed too, not only 16-mixed.
+
+    With centrality on, its projection trains too, at the head's learning rate.
+    """
+    overrides = (
+        *("trainer.precision=bf16-mixed", "trainer.max_epochs=1", "data.limit_train=4", "data.test=null"),
+        "model.features.centrality=true",
+    )
     config = tiny_config(tiny_encoder_dir, synthetic, tmp_path, *overrides)
     assert config.trainer.gradient_clip_val and config.optim.fused
-    assert train(config).best_checkpoint.exists()
+    result = train(config)
+    assert result.best_checkpoint.exists()
+    trained = ExtractiveSummarizer.from_pretrained(result.export_dir)
+    assert trained.centrality is not None
+    checkpoint = torch.load(result.best_checkpoint, map_location="cpu", weights_only=False)
+    groups = checkpoint["optimizer_states"][0]["param_groups"]
+    unused_pooler = [p for name, p in trained.named_parameters() if name.startswith("encoder.pooler.")]
+    assert sum(len(group["params"]) for group in groups) == len(list(trained.parameters())) - len(unused_pooler)
 
 
 class Crash(Callback):
