@@ -56,22 +56,23 @@ def sentence_similarity(sentences: Sequence[str], language: str = "english") -> 
     vocabulary: dict[str, int] = {}
     keys = []
     n = len(sentences)
+    stride = max(n, 1)  # (word, sentence) and (sentence, sentence) pairs as one integer key
     for row, sentence in enumerate(sentences):
         for word in rouge_words(sentence):
             if word not in ignored:
-                keys.append(vocabulary.setdefault(word, len(vocabulary)) * n + row)
+                keys.append(vocabulary.setdefault(word, len(vocabulary)) * stride + row)
     # One entry per (word, sentence) with its count, grouped by word.
     entries, counts = np.unique(np.asarray(keys, dtype=np.int64), return_counts=True)
-    words, rows = np.divmod(entries, n) if n else (entries, entries)
+    words, rows = np.divmod(entries, stride)
     group_start = np.searchsorted(words, words)
     group_size = np.searchsorted(words, words, side="right") - group_start
     # Every entry meets every entry of its word's group (itself included).
     left = np.repeat(np.arange(len(entries)), group_size)
     first_of_left = np.repeat(np.cumsum(group_size) - group_size, group_size)
     right = np.repeat(group_start, group_size) + np.arange(len(left)) - first_of_left
-    pairs, pair_index = np.unique(rows[left] * n + rows[right], return_inverse=True)
+    pairs, pair_index = np.unique(rows[left] * stride + rows[right], return_inverse=True)
     products = np.bincount(pair_index, weights=(counts[left] * counts[right]).astype(np.float64))
-    source, target = np.divmod(pairs, n) if n else (pairs, pairs)
+    source, target = np.divmod(pairs, stride)
     self_loop = source == target
     norms = np.zeros(n)
     norms[source[self_loop]] = np.sqrt(products[self_loop])
