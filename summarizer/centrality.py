@@ -1,8 +1,9 @@
 """Lexical centrality of sentences (TextRank): how much of the document each sentence shares.
 
-Two sentences are similar by the cosine of their content-word counts (stop words of the
-`stopwords` package left out); PageRank over that similarity graph gives each sentence its
-centrality. The model reads two numbers per sentence: `log(n * pagerank)` (0 for a sentence
+Two sentences are similar by the cosine of their content-word counts: words of letters, stop
+words of the `stopwords` package left out (numbers such as years and scores do not link
+sentences; they did in version 1, which models trained with it keep using). PageRank over that
+similarity graph gives each sentence its centrality. The model reads two numbers per sentence: `log(n * pagerank)` (0 for a sentence
 of average centrality) and its centrality rank scaled to [0, 1] (0: the most central).
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,8 +21,11 @@ import stopwords
 from summarizer.oracle import rouge_words
 
 FEATURES_PER_SENTENCE = 2
-# Part of the preprocessing cache key: raise it when the features of a sentence change.
-CENTRALITY_VERSION = 1
+# Saved with each model (`FeatureConfig.centrality_version`), so a model keeps the features it
+# was trained with: add a version when the features of a sentence change.
+CENTRALITY_VERSION = 2
+CENTRALITY_VERSIONS = (1, 2)
+_LETTERS = re.compile(r"[^\W\d_]+")
 DAMPING = 0.85
 _MAX_ITERATIONS = 200
 # Punkt language names that the stopwords package spells otherwise.
@@ -46,7 +51,21 @@ def stop_words(language: str) -> frozenset[str]:
     return frozenset(w for word in stopwords.get_stopwords(name) for w in rouge_words(word))
 
 
-def sentence_similarity(sentences: Sequence[str], language: str = "english") -> SimilarityGraph:
+def content_words(text: str, version: int = CENTRALITY_VERSION) -> list[str]:
+    """Case-folded words of `text` that may link sentences, stop words included.
+
+    Version 2: runs of letters, in any script. Version 1: runs of letters and digits.
+    """
+    if version == 1:
+        return rouge_words(text)
+    if version == 2:
+        return _LETTERS.findall(text.casefold())
+    raise ValueError(f"centrality version must be one of {CENTRALITY_VERSIONS}, got {version}")
+
+
+def sentence_similarity(
+    sentences: Sequence[str], language: str = "english", version: int = CENTRALITY_VERSION
+) -> SimilarityGraph:
     """Cosine similarity of the sentences' content-word counts, as the graph of its non-zero pairs.
 
     Pairs come from each word's list of sentences, so memory follows the pairs of sentences that
@@ -58,7 +77,7 @@ def sentence_similarity(sentences: Sequence[str], language: str = "english") -> 
     n = len(sentences)
     stride = max(n, 1)  # (word, sentence) and (sentence, sentence) pairs as one integer key
     for row, sentence in enumerate(sentences):
-        for word in rouge_words(sentence):
+        for word in content_words(sentence, version):
             if word not in ignored:
                 keys.append(vocabulary.setdefault(word, len(vocabulary)) * stride + row)
     # One entry per (word, sentence) with its count, grouped by word.
@@ -96,7 +115,9 @@ def pagerank(graph: SimilarityGraph, damping: float = DAMPING, tolerance: float 
     return rank
 
 
-def sentence_centrality(sentences: Sequence[str], language: str = "english") -> list[list[float]]:
+def sentence_centrality(
+    sentences: Sequence[str], language: str = "english", version: int = CENTRALITY_VERSION
+) -> list[list[float]]:
     """`[log(n * pagerank), rank / (n - 1)]` for each sentence (rank 0: the most central).
 
     Sentences of equal centrality share the mean of their ranks.
@@ -104,14 +125,16 @@ def sentence_centrality(sentences: Sequence[str], language: str = "english") -> 
     n = len(sentences)
     if n == 0:
         return []
-    scores = pagerank(sentence_similarity(sentences, language))
+    scores = pagerank(sentence_similarity(sentences, language, version))
     _, level, members = np.unique(-np.round(scores, 12), return_inverse=True, return_counts=True)
     first_rank = np.cumsum(members) - members
     ranks = (first_rank + (members - 1) / 2)[level] / max(n - 1, 1)
     return [[math.log(n * float(score)), float(rank)] for score, rank in zip(scores, ranks)]
 
 
-def most_central(sentences: Sequence[str], count: int, language: str = "english") -> list[int]:
+def most_central(
+    sentences: Sequence[str], count: int, language: str = "english", version: int = CENTRALITY_VERSION
+) -> list[int]:
     """Indices (ascending) of the `count` most central sentences: the TextRank baseline."""
-    ranks = [rank for _, rank in sentence_centrality(sentences, language)]
+    ranks = [rank for _, rank in sentence_centrality(sentences, language, version)]
     return sorted(sorted(range(len(sentences)), key=ranks.__getitem__)[:count])

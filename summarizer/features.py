@@ -9,7 +9,7 @@ from typing import Any
 
 from transformers import PreTrainedTokenizerBase
 
-from summarizer.centrality import sentence_centrality
+from summarizer.centrality import CENTRALITY_VERSION, CENTRALITY_VERSIONS, sentence_centrality
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,8 @@ class FeatureConfig:
     truncate: keep only the first window (classic BERTSUM) instead of covering the document.
     centrality: give the model each scored sentence's lexical centrality in its document
         (`summarizer.centrality`) besides its encoder vector.
+    centrality_version: which definition of those features (`summarizer.centrality`); models
+        keep the one they were trained with.
     """
 
     max_window_tokens: int = 512
@@ -32,6 +34,7 @@ class FeatureConfig:
     max_sentences: int | None = None
     truncate: bool = False
     centrality: bool = False
+    centrality_version: int = CENTRALITY_VERSION
 
     def __post_init__(self) -> None:
         if self.max_window_tokens < 3:
@@ -45,6 +48,8 @@ class FeatureConfig:
             raise ValueError(f"min_sentence_tokens must be at least 1, got {self.min_sentence_tokens}")
         if self.max_sentences is not None and self.max_sentences < 1:
             raise ValueError(f"max_sentences must be at least 1 or null, got {self.max_sentences}")
+        if self.centrality_version not in CENTRALITY_VERSIONS:
+            raise ValueError(f"centrality_version must be one of {CENTRALITY_VERSIONS}, got {self.centrality_version}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -143,7 +148,7 @@ class FeatureBuilder:
     def _with_centrality(self, sentences: Sequence[str], features: DocumentFeatures) -> DocumentFeatures:
         """`features` with the centrality of its scored sentences added, if the config asks for it."""
         if self.config.centrality:
-            centrality = sentence_centrality(sentences, self.language)
+            centrality = sentence_centrality(sentences, self.language, self.config.centrality_version)
             features.sentence_features = [centrality[i] for i in features.sentence_indices]
         return features
 

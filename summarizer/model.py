@@ -233,6 +233,9 @@ class ExtractiveSummarizer(nn.Module):
             version = settings.pop("format_version", None)
             if version != FORMAT_VERSION:
                 raise InputError(f"{settings_path}: model format {version} is not supported (expected {FORMAT_VERSION})")
+            if isinstance(settings.get("features"), dict):
+                # Models saved before the centrality version was recorded were trained with version 1.
+                settings["features"].setdefault("centrality_version", 1)
             config = SummarizerConfig(**settings)
         except (json.JSONDecodeError, TypeError, ValueError) as error:
             raise InputError(f"{settings_path}: invalid settings: {error}") from None

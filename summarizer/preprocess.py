@@ -14,7 +14,6 @@ from typing import Any
 import datasets
 from transformers import PreTrainedTokenizerBase
 
-from summarizer.centrality import CENTRALITY_VERSION
 from summarizer.data import LoadedData
 from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.oracle import greedy_oracle
@@ -145,7 +144,6 @@ def _cache_key(
             type(tokenizer).__name__,
             tokenizer.model_input_names,
             features.to_dict(),
-            CENTRALITY_VERSION if features.centrality else None,
             None if labels is None else labels.oracle_size,
             language,
         ]

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytorch_lightning as pl
 import torch
+import yaml
 from pytorch_lightning.callbacks import Callback, EarlyStopping, LearningRateMonitor, ModelCheckpoint, TQDMProgressBar
 from pytorch_lightning.loggers import CSVLogger, TensorBoardLogger
 from pytorch_lightning.utilities.exceptions import MisconfigurationException
@@ -129,6 +130,8 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
     if resume_from is not None and not resume_from.exists():
         print(f"No checkpoint at {resume_from}; starting from the beginning.", file=sys.stderr)
         resume_from = None
+    if resume_from is not None:
+        check_same_model(config)
 
     monitor = config.checkpoint.monitor
     checkpoint = ModelCheckpoint(
@@ -191,6 +194,41 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
                     file=sys.stderr,
                 )
     return result
+
+
+def check_same_model(config: TrainConfig) -> None:
+    """Refuse to resume a run whose checkpoints hold a model built with other model settings."""
+    saved_path = config.run_dir / "config.yaml"
+    try:
+        saved = yaml.safe_load(saved_path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return  # nothing to compare with: the checkpoint decides
+    if not isinstance(saved, dict) or not isinstance(saved.get("model"), dict):
+        return
+    # Runs started before the centrality version was recorded used version 1.
+    differences = _differences(_model_settings(saved["model"], 1), _model_settings(asdict(config.model)), "model")
+    if differences:
+        raise ConfigError(
+            f"{saved_path}: --resume needs the model settings the run started with, but " + "; ".join(differences)
+        )
+
+
+def _model_settings(model: dict[str, Any], unrecorded_version: int | None = None) -> dict[str, Any]:
+    """Model settings as resuming compares them: the centrality version only where centrality is
+    on, and `unrecorded_version` where it is on but no version was recorded."""
+    features = dict(model.get("features") or {})
+    if features.get("centrality"):
+        features.setdefault("centrality_version", unrecorded_version)
+    else:
+        features.pop("centrality_version", None)
+    return {**model, "features": features}
+
+
+def _differences(saved: Any, current: Any, path: str) -> list[str]:
+    if isinstance(saved, dict) and isinstance(current, dict):
+        keys = sorted(saved.keys() | current.keys())
+        return [d for key in keys for d in _differences(saved.get(key), current.get(key), f"{path}.{key}")]
+    return [] if saved == current else [f"{path} was {saved!r}, now {current!r}"]
 
 
 def prepare_run_dir(config: TrainConfig, fresh: bool) -> None:

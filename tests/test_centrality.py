@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import json
 import math
+import runpy
+from pathlib import Path
 
 import pytest
 import torch
 
 from summarizer.api import Summarizer
 from summarizer.batch import collate
-from summarizer.centrality import most_central, sentence_centrality, sentence_similarity, stop_words
+from summarizer.centrality import (
+    CENTRALITY_VERSION,
+    content_words,
+    most_central,
+    sentence_centrality,
+    sentence_similarity,
+    stop_words,
+)
 from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.model import SETTINGS_FILE, ExtractiveSummarizer, SummarizerConfig, load_tokenizer
 from summarizer.preprocess import DocumentPreprocessor
@@ -48,13 +57,36 @@ def test_sentences_sharing_only_stop_words_are_not_similar() -> None:
     assert edges == {(0, 2): pytest.approx(1.0), (2, 0): pytest.approx(1.0)}  # same content words: cat, mat
 
 
+def letters(number: int) -> str:
+    """A distinct word of letters for each number: 0 -> "a", 27 -> "bb"."""
+    word = ""
+    while True:
+        number, digit = divmod(number, 26)
+        word += chr(ord("a") + digit)
+        if number == 0:
+            return word
+
+
 def test_long_documents_stay_sparse() -> None:
     # 3,000 sentences, each sharing content words with few others: edges, not 9 million pairs.
-    sentences = [f"Topic{i // 3} report{i // 3} number{i}." for i in range(3000)]
+    sentences = [f"Topic{letters(i // 3)} report{letters(i // 3)} number{letters(i)}." for i in range(3000)]
     graph = sentence_similarity(sentences)
     assert graph.size == 3000 and len(graph.weight) == 3000 * 2
     ranks = [rank for _, rank in sentence_centrality(sentences)]
     assert ranks == pytest.approx([0.5] * 3000)  # every sentence alike
+
+
+def test_numbers_link_sentences_only_in_version_1() -> None:
+    sentences = ["Sales rose 12 percent in 2004.", "The 2004 budget grew by 12 million.", "Cats sleep."]
+    assert len(sentence_similarity(sentences, version=2).weight) == 0
+    assert len(sentence_similarity(sentences, version=1).weight) == 2  # "12" and "2004"
+    assert content_words("Mp3 players, 2004-05.", 1) == ["mp3", "players", "2004", "05"]
+    assert content_words("Mp3 players, 2004-05.") == ["mp", "players"]
+    assert content_words("Ünïcode façade") == ["ünïcode", "façade"]
+    with pytest.raises(ValueError, match="centrality version"):
+        content_words("text", 3)
+    with pytest.raises(ValueError, match="centrality_version"):
+        FeatureConfig(centrality=True, centrality_version=0)
 
 
 def test_degenerate_documents() -> None:
@@ -144,3 +176,37 @@ def test_models_saved_without_the_setting_load_without_centrality(tiny_model_dir
     (tmp_path / SETTINGS_FILE).write_text(json.dumps(settings))
     model = ExtractiveSummarizer.from_pretrained(tmp_path)
     assert model.centrality is None and model.config.features.centrality is False
+
+
+def test_models_keep_the_centrality_version_they_were_trained_with(tiny_encoder_dir, tmp_path) -> None:
+    tokenizer = load_tokenizer(tiny_encoder_dir)
+    model = centrality_model(tiny_encoder_dir)
+    model.save_pretrained(tmp_path, tokenizer)
+    settings = json.loads((tmp_path / SETTINGS_FILE).read_text())
+    assert settings["features"]["centrality_version"] == CENTRALITY_VERSION
+    sentences = ["Sales rose 12 percent in 2004.", "The 2004 budget grew by 12 million.", "Cats sleep all day long."]
+    assert Summarizer.from_pretrained(tmp_path).prepare([sentences])[0].features.sentence_features == (
+        sentence_centrality(sentences)
+    )
+
+    # Saved before the version was recorded: trained with version 1, so read with it.
+    del settings["features"]["centrality_version"]
+    (tmp_path / SETTINGS_FILE).write_text(json.dumps(settings))
+    old = Summarizer.from_pretrained(tmp_path)
+    assert old.model.config.features.centrality_version == 1
+    assert old.prepare([sentences])[0].features.sentence_features == sentence_centrality(sentences, version=1)
+    assert sentence_centrality(sentences, version=1) != sentence_centrality(sentences)
+
+
+def test_textrank_versions_script_scores_every_version(tmp_path, capsys) -> None:
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "textrank_versions.py"))
+    rows = [
+        {"text": " ".join(DOCUMENT), "summary": DOCUMENT[0]},
+        {"text": "Sales rose 12 percent in 2004. The 2004 budget grew by 12 million. Cats sleep.", "summary": "Cats sleep."},
+    ]
+    data = tmp_path / "docs.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    script["main"](["--data", str(data), "-k", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{data}: 2 documents")
+    assert [line.split(":")[0] for line in lines[1:]] == ["version 1", "version 2"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 from pytorch_lightning.callbacks import Callback
 from pytorch_lightning.strategies import DDPStrategy
 from safetensors.torch import load_file
@@ -203,6 +204,24 @@ def test_resumed_run_matches_unbroken_run(tiny_encoder_dir: Path, synthetic: Pat
     first = load_file(str(unbroken.export_dir / "model.safetensors"))
     second = load_file(str(resumed.export_dir / "model.safetensors"))
     assert all(torch.equal(first[k], second[k]) for k in first)
+
+
+def test_resume_refuses_other_model_settings(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
+    overrides = ("trainer.max_epochs=1", "data.limit_train=4", "data.test=null")
+    first = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path, *overrides))
+    changed = tiny_config(tiny_encoder_dir, synthetic, tmp_path, *overrides, "model.features.centrality=true")
+    with pytest.raises(ConfigError, match=r"config.yaml: --resume .*model.features.centrality was False, now True"):
+        train(changed, resume=True)
+    assert first.best_checkpoint.exists()
+
+    # A run saved before the centrality version was recorded used version 1.
+    saved = changed.run_dir / "config.yaml"
+    settings = yaml.safe_load(saved.read_text())
+    settings["model"]["features"]["centrality"] = True
+    del settings["model"]["features"]["centrality_version"]
+    saved.write_text(yaml.safe_dump(settings))
+    with pytest.raises(ConfigError, match="model.features.centrality_version was 1, now 2"):
+        train(changed, resume=True)
 
 
 @pytest.mark.parametrize(

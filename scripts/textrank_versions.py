@@ -1,0 +1,46 @@
+"""ROUGE of the TextRank baseline under each centrality version, on one dataset.
+
+Runs of letters and digits linked sentences in version 1; runs of letters do in version 2.
+
+    python scripts/textrank_versions.py --data ../shared/data/bbc-news/validation.jsonl --ratio 0.4
+    python scripts/textrank_versions.py --data aclsum --split test -k 3
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from summarizer.centrality import CENTRALITY_VERSIONS, most_central
+from summarizer.data import load_documents
+from summarizer.rouge import METRICS, rouge
+from summarizer.selection import SelectionConfig
+from summarizer.sentences import split_sentences
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", required=True, help="aclsum, or a file or directory summarizer.evaluate reads")
+    parser.add_argument("--split", help="split of a dataset dictionary (aclsum: train, validation or test)")
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("-k", type=int, default=3, help="sentences per summary (default 3)")
+    length.add_argument("--ratio", type=float, help="fraction of each document's sentences")
+    args = parser.parse_args(argv)
+    selection = SelectionConfig(k=args.k, ratio=args.ratio)
+    documents = load_documents(args.data, args.split).documents
+    sentences = [document.sentences or split_sentences(document.text) for document in documents]
+    references = [split_sentences(document.reference) for document in documents]
+    print(f"{args.data}: {len(documents)} documents; TextRank ROUGE F1 with 95% bootstrap intervals")
+    for version in CENTRALITY_VERSIONS:
+        summaries = [
+            [document[i] for i in most_central(document, selection.sentence_budget(len(document)), version=version)]
+            for document in sentences
+        ]
+        result = rouge(summaries, references)
+        scores = "  ".join(
+            f"{m} {result.mean[m]:.2f} [{result.interval[m][0]:.2f}, {result.interval[m][1]:.2f}]" for m in METRICS
+        )
+        print(f"version {version}: {scores}")
+
+
+if __name__ == "__main__":
+    main()
