@@ -24,18 +24,20 @@ def main(argv: list[str] | None = None) -> None:
     length = parser.add_mutually_exclusive_group()
     length.add_argument("-k", type=int, default=3, help="sentences per summary (default 3)")
     length.add_argument("--ratio", type=float, help="fraction of each document's sentences")
+    parser.add_argument("--language", default="english", help="Punkt language of the documents (default english)")
     args = parser.parse_args(argv)
     selection = SelectionConfig(k=args.k, ratio=args.ratio)
     documents = load_documents(args.data, args.split).documents
-    sentences = [document.sentences or split_sentences(document.text) for document in documents]
-    references = [split_sentences(document.reference) for document in documents]
+    sentences = [document.sentences or split_sentences(document.text, args.language) for document in documents]
+    references = [split_sentences(document.reference, args.language) for document in documents]
     print(f"{args.data}: {len(documents)} documents; TextRank ROUGE F1 with 95% bootstrap intervals")
     for version in CENTRALITY_VERSIONS:
-        summaries = [
-            [document[i] for i in most_central(document, selection.sentence_budget(len(document)), version=version)]
+        chosen = [
+            most_central(document, selection.sentence_budget(len(document)), args.language, version)
             for document in sentences
         ]
-        result = rouge(summaries, references)
+        summaries = [[document[i] for i in indices] for document, indices in zip(sentences, chosen)]
+        result = rouge(summaries, references, language=args.language)
         scores = "  ".join(
             f"{m} {result.mean[m]:.2f} [{result.interval[m][0]:.2f}, {result.interval[m][1]:.2f}]" for m in METRICS
         )

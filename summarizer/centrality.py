@@ -1,10 +1,11 @@
 """Lexical centrality of sentences (TextRank): how much of the document each sentence shares.
 
-Two sentences are similar by the cosine of their content-word counts: words of letters, stop
-words of the `stopwords` package left out (numbers such as years and scores do not link
-sentences; they did in version 1, which models trained with it keep using). PageRank over that
-similarity graph gives each sentence its centrality. The model reads two numbers per sentence: `log(n * pagerank)` (0 for a sentence
-of average centrality) and its centrality rank scaled to [0, 1] (0: the most central).
+Two sentences are similar by the cosine of their content-word counts: runs of letters, stop
+words of the `stopwords` package left out, so numbers such as years and scores do not link
+sentences (they did in version 1, which models trained with it keep using). PageRank over that
+similarity graph gives each sentence its centrality. The model reads two numbers per sentence:
+`log(n * pagerank)` (0 for a sentence of average centrality) and its centrality rank scaled to
+[0, 1] (0: the most central).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ def stop_words(language: str) -> frozenset[str]:
 def content_words(text: str, version: int = CENTRALITY_VERSION) -> list[str]:
     """Case-folded words of `text` that may link sentences, stop words included.
 
-    Version 2: runs of letters, in any script. Version 1: runs of letters and digits.
+    Version 2: runs of letters ("5bn" gives "bn"). Version 1: runs of letters and digits. In both,
+    a combining mark (a vowel sign in Devanagari or Malayalam) ends a word.
     """
     if version == 1:
         return rouge_words(text)

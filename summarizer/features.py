@@ -48,7 +48,7 @@ class FeatureConfig:
             raise ValueError(f"min_sentence_tokens must be at least 1, got {self.min_sentence_tokens}")
         if self.max_sentences is not None and self.max_sentences < 1:
             raise ValueError(f"max_sentences must be at least 1 or null, got {self.max_sentences}")
-        if self.centrality_version not in CENTRALITY_VERSIONS:
+        if isinstance(self.centrality_version, bool) or self.centrality_version not in CENTRALITY_VERSIONS:
             raise ValueError(f"centrality_version must be one of {CENTRALITY_VERSIONS}, got {self.centrality_version}")
 
     def to_dict(self) -> dict[str, Any]:

@@ -233,9 +233,10 @@ class ExtractiveSummarizer(nn.Module):
             version = settings.pop("format_version", None)
             if version != FORMAT_VERSION:
                 raise InputError(f"{settings_path}: model format {version} is not supported (expected {FORMAT_VERSION})")
-            if isinstance(settings.get("features"), dict):
+            features = settings.get("features")
+            if isinstance(features, dict) and features.get("centrality"):
                 # Models saved before the centrality version was recorded were trained with version 1.
-                settings["features"].setdefault("centrality_version", 1)
+                features.setdefault("centrality_version", 1)
             config = SummarizerConfig(**settings)
         except (json.JSONDecodeError, TypeError, ValueError) as error:
             raise InputError(f"{settings_path}: invalid settings: {error}") from None

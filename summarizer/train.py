@@ -197,34 +197,35 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
 
 
 def check_same_model(config: TrainConfig) -> None:
-    """Refuse to resume a run whose checkpoints hold a model built with other model settings."""
+    """Refuse to resume a run whose checkpoints hold a model built with other model settings.
+
+    Settings the run's `config.yaml` lacks (added since it started) count at their defaults,
+    except the centrality version: runs started before it was recorded used version 1.
+    """
     saved_path = config.run_dir / "config.yaml"
     try:
-        saved = yaml.safe_load(saved_path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
-        return  # nothing to compare with: the checkpoint decides
-    if not isinstance(saved, dict) or not isinstance(saved.get("model"), dict):
-        return
-    # Runs started before the centrality version was recorded used version 1.
-    differences = _differences(_model_settings(saved["model"], 1), _model_settings(asdict(config.model)), "model")
+        recorded = yaml.safe_load(saved_path.read_text(encoding="utf-8"))["model"]["features"]
+        unrecorded = [] if "centrality_version" in recorded else ["model.features.centrality_version=1"]
+        saved = load_config(saved_path, unrecorded).model
+    except (OSError, yaml.YAMLError, LookupError, TypeError, ConfigError):
+        return  # missing, or written by code that read other settings: the checkpoint decides
+    differences = _differences(_model_settings(saved), _model_settings(config.model), "model")
     if differences:
         raise ConfigError(
             f"{saved_path}: --resume needs the model settings the run started with, but " + "; ".join(differences)
         )
 
 
-def _model_settings(model: dict[str, Any], unrecorded_version: int | None = None) -> dict[str, Any]:
-    """Model settings as resuming compares them: the centrality version only where centrality is
-    on, and `unrecorded_version` where it is on but no version was recorded."""
-    features = dict(model.get("features") or {})
-    if features.get("centrality"):
-        features.setdefault("centrality_version", unrecorded_version)
-    else:
-        features.pop("centrality_version", None)
-    return {**model, "features": features}
+def _model_settings(model: ModelConfig) -> dict[str, Any]:
+    """`model` as resuming compares it: the centrality version only where centrality is on."""
+    settings = asdict(model)
+    if not model.features.centrality:
+        del settings["features"]["centrality_version"]
+    return settings
 
 
 def _differences(saved: Any, current: Any, path: str) -> list[str]:
+    """Each setting under `path` that differs, as "path was X, now Y"."""
     if isinstance(saved, dict) and isinstance(current, dict):
         keys = sorted(saved.keys() | current.keys())
         return [d for key in keys for d in _differences(saved.get(key), current.get(key), f"{path}.{key}")]

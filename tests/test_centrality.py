@@ -200,13 +200,19 @@ def test_models_keep_the_centrality_version_they_were_trained_with(tiny_encoder_
 
 def test_textrank_versions_script_scores_every_version(tmp_path, capsys) -> None:
     script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "textrank_versions.py"))
-    rows = [
-        {"text": " ".join(DOCUMENT), "summary": DOCUMENT[0]},
-        {"text": "Sales rose 12 percent in 2004. The 2004 budget grew by 12 million. Cats sleep.", "summary": "Cats sleep."},
+    # Numbers make the first sentence the most central in version 1; in version 2 it is the last.
+    sentences = [
+        "Figures 12 34 56 78 rose.",
+        "Then 12 34 56 78 fell.",
+        "Also 12 34 56 78 held.",
+        "Harbour bridge plan.",
+        "Harbour bridge council plan approved, figures rose, then fell, also held.",
     ]
+    assert most_central(sentences, 1, version=1) == [0] and most_central(sentences, 1) == [4]
     data = tmp_path / "docs.jsonl"
-    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    data.write_text(json.dumps({"text": " ".join(sentences), "summary": sentences[4]}) + "\n")
     script["main"](["--data", str(data), "-k", "1"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith(f"{data}: 2 documents")
-    assert [line.split(":")[0] for line in lines[1:]] == ["version 1", "version 2"]
+    assert lines[0].startswith(f"{data}: 1 documents")
+    assert lines[1].startswith("version 1: rouge1 ") and lines[2].startswith("version 2: rouge1 100.00 ")
+    assert not lines[1].startswith("version 1: rouge1 100.00 ")

@@ -171,3 +171,15 @@ def test_two_processes_give_the_same_rows(tokenizer, tmp_path: Path) -> None:
     one = preprocess(_data("a", documents), tokenizer, FeatureConfig(), num_proc=1, cache_dir=tmp_path)
     two = preprocess(_data("b", documents), tokenizer, FeatureConfig(), num_proc=2, cache_dir=tmp_path)
     assert two.to_list() == one.to_list()
+
+
+def test_centrality_version_keys_the_cache_only_with_centrality(
+    tokenizer, tmp_path: Path, counting: type[_Counting]
+) -> None:
+    for version in (1, 2):
+        preprocess(_data(), tokenizer, FeatureConfig(centrality_version=version), num_proc=1, cache_dir=tmp_path)
+    assert counting.calls == 1
+    for version in (1, 2):
+        config = FeatureConfig(centrality=True, centrality_version=version)
+        preprocess(_data(), tokenizer, config, num_proc=1, cache_dir=tmp_path)
+    assert counting.calls == 3

@@ -223,6 +223,14 @@ def test_resume_refuses_other_model_settings(tiny_encoder_dir: Path, synthetic: 
     with pytest.raises(ConfigError, match="model.features.centrality_version was 1, now 2"):
         train(changed, resume=True)
 
+    # Settings added since a run started count at their defaults.
+    settings["model"]["features"]["centrality"] = False
+    del settings["model"]["attention_dropout"], settings["model"]["features"]["truncate"]
+    saved.write_text(yaml.safe_dump(settings))
+    unchanged = tiny_config(tiny_encoder_dir, synthetic, tmp_path, *overrides)
+    assert unchanged.model.attention_dropout == 0.0 and unchanged.model.features.truncate is False  # the defaults
+    train_module.check_same_model(unchanged)
+
 
 @pytest.mark.parametrize(
     ("override", "error", "message"),
