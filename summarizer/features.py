@@ -54,6 +54,13 @@ class FeatureConfig:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def deciding_settings(self) -> dict[str, Any]:
+        """The settings that decide the features: the centrality version only where centrality is on."""
+        settings = self.to_dict()
+        if not self.centrality:
+            del settings["centrality_version"]
+        return settings
+
 
 @dataclass
 class Window:

@@ -143,7 +143,7 @@ def _cache_key(
             _tokenizer_digest(tokenizer),
             type(tokenizer).__name__,
             tokenizer.model_input_names,
-            {k: v for k, v in features.to_dict().items() if features.centrality or k != "centrality_version"},
+            features.deciding_settings(),
             None if labels is None else labels.oracle_size,
             language,
         ]

@@ -217,11 +217,8 @@ def check_same_model(config: TrainConfig) -> None:
 
 
 def _model_settings(model: ModelConfig) -> dict[str, Any]:
-    """`model` as resuming compares it: the centrality version only where centrality is on."""
-    settings = asdict(model)
-    if not model.features.centrality:
-        del settings["features"]["centrality_version"]
-    return settings
+    """`model` as resuming compares it: its features by the settings that decide them."""
+    return {**asdict(model), "features": model.features.deciding_settings()}
 
 
 def _differences(saved: Any, current: Any, path: str) -> list[str]:
