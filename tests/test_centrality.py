@@ -84,7 +84,7 @@ def test_numbers_link_sentences_only_in_version_1() -> None:
     assert content_words("Mp3 players, 2004-05.") == ["mp", "players"]
     assert content_words("Ünïcode façade") == ["ünïcode", "façade"]
     with pytest.raises(ValueError, match="centrality version"):
-        content_words("text", 3)
+        content_words("text", 4)
     with pytest.raises(ValueError, match="centrality_version"):
         FeatureConfig(centrality=True, centrality_version=0)
 
@@ -102,6 +102,22 @@ def test_stop_words_follow_the_sentence_language() -> None:
     assert "der" in stop_words("german")
     assert stop_words("slovene")  # Punkt's name for the stopwords package's "slovenian"
     assert stop_words("estonian") == frozenset()  # no list: every word counts
+
+
+def test_version_3_takes_nltk_stop_lists() -> None:
+    assert {"will", "just", "now"} <= stop_words("english") and not {"would", "could"} & stop_words("english")
+    assert {"would", "could"} <= stop_words("english", 2) and not {"will", "just"} & stop_words("english", 2)
+    assert stop_words("english_web") == stop_words("english")
+    assert "anderes" in stop_words("german") and "anderes" not in stop_words("german", 2)
+    assert stop_words("czech") == stop_words("czech", 2) != frozenset()  # NLTK has no Czech list
+    plans = ["Mayors would tax.", "Farmers would sell.", "Shops will open.", "Ports will close."]
+    assert _linked_pairs(plans, 3) == {(0, 1), (1, 0)}
+    assert _linked_pairs(plans, 2) == {(2, 3), (3, 2)}
+
+
+def _linked_pairs(sentences: list[str], version: int) -> set[tuple[int, int]]:
+    graph = sentence_similarity(sentences, version=version)
+    return {(int(a), int(b)) for a, b in zip(graph.source, graph.target)}
 
 
 def test_the_model_language_chooses_the_stop_words(tiny_encoder_dir, tokenizer, tmp_path) -> None:
@@ -215,4 +231,5 @@ def test_textrank_versions_script_scores_every_version(tmp_path, capsys) -> None
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"{data}: 1 documents")
     assert lines[1].startswith("version 1: rouge1 ") and lines[2].startswith("version 2: rouge1 100.00 ")
+    assert lines[3].startswith("version 3: rouge1 100.00 ")
     assert not lines[1].startswith("version 1: rouge1 100.00 ")
