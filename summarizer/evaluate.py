@@ -65,7 +65,8 @@ def evaluate(
     bootstrap_samples: int = 1000,
 ) -> Evaluation:
     """ROUGE-1/2/Lsum F1 of the model, Lead (first n sentences), TextRank (the n most central
-    sentences, `summarizer.centrality`) and the greedy oracle (n sentences).
+    sentences, `summarizer.centrality` at its current version, whatever the model's) and the
+    greedy oracle (n sentences).
 
     n is the selection's sentence count for each document (`k`, or `ratio` of its sentences);
     all four choose from the same sentences of each document.

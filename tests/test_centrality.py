@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import runpy
@@ -14,6 +15,7 @@ from summarizer.api import Summarizer
 from summarizer.batch import collate
 from summarizer.centrality import (
     CENTRALITY_VERSION,
+    CENTRALITY_VERSIONS,
     content_words,
     most_central,
     sentence_centrality,
@@ -23,6 +25,7 @@ from summarizer.centrality import (
 from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.model import SETTINGS_FILE, ExtractiveSummarizer, SummarizerConfig, load_tokenizer
 from summarizer.preprocess import DocumentPreprocessor
+from summarizer.sentences import available_languages
 
 DOCUMENT = [
     "The council approved the new bridge budget for the harbour.",
@@ -84,7 +87,7 @@ def test_numbers_link_sentences_only_in_version_1() -> None:
     assert content_words("Mp3 players, 2004-05.") == ["mp", "players"]
     assert content_words("Ünïcode façade") == ["ünïcode", "façade"]
     with pytest.raises(ValueError, match="centrality version"):
-        content_words("text", 4)
+        content_words("text", max(CENTRALITY_VERSIONS) + 1)
     with pytest.raises(ValueError, match="centrality_version"):
         FeatureConfig(centrality=True, centrality_version=0)
 
@@ -113,6 +116,16 @@ def test_version_3_takes_nltk_stop_lists() -> None:
     plans = ["Mayors would tax.", "Farmers would sell.", "Shops will open.", "Ports will close."]
     assert _linked_pairs(plans, 3) == {(0, 1), (1, 0)}
     assert _linked_pairs(plans, 2) == {(2, 3), (3, 2)}
+
+
+# Digests of every Punkt language's stop list per version: a version's features must never change.
+STOP_LIST_DIGESTS = {1: "3519454acc3edc73", 2: "3519454acc3edc73", 3: "301247ee687af458"}
+
+
+@pytest.mark.parametrize("version", CENTRALITY_VERSIONS)
+def test_stop_lists_of_a_version_never_change(version: int) -> None:
+    lists = "\n".join(f"{name}: {' '.join(sorted(stop_words(name, version)))}" for name in available_languages())
+    assert hashlib.sha256(lists.encode()).hexdigest()[:16] == STOP_LIST_DIGESTS[version]
 
 
 def _linked_pairs(sentences: list[str], version: int) -> set[tuple[int, int]]:
@@ -216,7 +229,7 @@ def test_models_keep_the_centrality_version_they_were_trained_with(tiny_encoder_
 
 def test_textrank_versions_script_scores_every_version(tmp_path, capsys) -> None:
     script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "textrank_versions.py"))
-    # Numbers make the first sentence the most central in version 1; in version 2 it is the last.
+    # Numbers make the first sentence the most central in version 1; in versions 2 and 3 the last.
     sentences = [
         "Figures 12 34 56 78 rose.",
         "Then 12 34 56 78 fell.",
