@@ -16,6 +16,7 @@ from typing import Any, Union
 
 import yaml
 
+from summarizer.errors import InputError
 from summarizer.model import SummarizerConfig
 from summarizer.resources import default_encoder_dir, default_model_dir
 from summarizer.selection import SelectionConfig
@@ -24,7 +25,7 @@ SCHEDULERS = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constan
 MONITORS = ("val_rouge", "val_rouge1", "val_rouge2", "val_rougeLsum", "val_loss")
 
 
-class ConfigError(ValueError):
+class ConfigError(InputError):
     """A setting that does not exist or has an unusable value; the message names its key."""
 
 
@@ -61,6 +62,7 @@ class DataConfig:
     above 0 (likewise for test), that share of the training documents is held out instead.
     Batches hold `batch_size` documents of similar length: the shuffled documents are cut
     into chunks of `bucket_batches` batches and sorted by length within each chunk.
+    `oracle_size` and `soft_target_weight` decide the training targets (`preprocess.LabelConfig`).
     """
 
     train: str = "aclsum"
@@ -78,6 +80,7 @@ class DataConfig:
     limit_validation: int | None = None
     limit_test: int | None = None
     oracle_size: int = 3
+    soft_target_weight: float = 0.0
     batch_size: int = 4
     eval_batch_size: int = 8
     bucket_batches: int = 32
@@ -99,6 +102,8 @@ class DataConfig:
         for name in ("oracle_size", "batch_size", "eval_batch_size", "bucket_batches"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not 0.0 <= self.soft_target_weight < 1.0:
+            raise ValueError(f"soft_target_weight must be in [0, 1), got {self.soft_target_weight}")
         if self.num_workers < 0:
             raise ValueError(f"num_workers must be at least 0, got {self.num_workers}")
 

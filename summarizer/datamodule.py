@@ -187,7 +187,7 @@ class SummarizationDataModule(pl.LightningDataModule):
 
     def _preprocess_all(self) -> dict[str, datasets.Dataset]:
         """Features of every split; training leaves out documents without a scored sentence."""
-        labels = LabelConfig(self.data.oracle_size)
+        labels = LabelConfig(self.data.oracle_size, self.data.soft_target_weight)
         out = {
             split: preprocess(documents, self.tokenizer, self.features, labels, language=self.language)
             for split, documents in self._load().items()

@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from transformers import PreTrainedTokenizerBase
 
 from summarizer.data import LoadedData
 from summarizer.features import FeatureBuilder, FeatureConfig
-from summarizer.oracle import greedy_oracle
+from summarizer.oracle import oracle_targets
 from summarizer.sentences import split_sentences
 
 CACHE_VERSION = 2
@@ -24,13 +24,19 @@ CACHE_VERSION = 2
 
 @dataclass(frozen=True)
 class LabelConfig:
-    """Oracle labels: up to `oracle_size` sentences chosen greedily against the reference."""
+    """Oracle labels: up to `oracle_size` sentences chosen greedily against the reference.
+
+    `soft_target_weight` above 0 gives the other sentences soft targets (`oracle_targets`).
+    """
 
     oracle_size: int = 3
+    soft_target_weight: float = 0.0
 
     def __post_init__(self) -> None:
         if self.oracle_size < 1:
             raise ValueError(f"oracle_size must be at least 1, got {self.oracle_size}")
+        if not 0.0 <= self.soft_target_weight < 1.0:
+            raise ValueError(f"soft_target_weight must be in [0, 1), got {self.soft_target_weight}")
 
 
 def default_cache_dir() -> Path:
@@ -66,12 +72,13 @@ class DocumentPreprocessor:
                 out.setdefault(name, []).append(value)
             reference_sentences = split_sentences(reference, self.language)
             out["reference"].append(reference_sentences)
-            labels = [0] * len(features.sentence_indices)
-            if self.labels is not None and reference_sentences:
-                scored = [document[i] for i in features.sentence_indices]
-                for index in greedy_oracle(scored, reference_sentences, self.labels.oracle_size):
-                    labels[index] = 1
-            out["labels"].append(labels)
+            scored = [document[i] for i in features.sentence_indices]
+            if self.labels is None:
+                out["labels"].append([0.0] * len(scored))
+            else:
+                out["labels"].append(
+                    oracle_targets(scored, reference_sentences, self.labels.oracle_size, self.labels.soft_target_weight)
+                )
         return out
 
 
@@ -88,7 +95,7 @@ def preprocess(
     """Features of every document in `data`, from the cache when the same run was done before.
 
     Columns: id, sentences, reference (sentences), input_ids / token_type_ids / cls_positions
-    (one list per window), sentence_indices and labels (one per scored sentence).
+    (one list per window), sentence_indices and labels (one target per scored sentence).
     """
     key = _cache_key(data, tokenizer, features, labels, language)
     cache_dir = (cache_dir or default_cache_dir()) / "features"
@@ -144,7 +151,7 @@ def _cache_key(
             type(tokenizer).__name__,
             tokenizer.model_input_names,
             features.deciding_settings(),
-            None if labels is None else labels.oracle_size,
+            None if labels is None else asdict(labels),
             language,
         ]
     )

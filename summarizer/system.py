@@ -1,4 +1,4 @@
-"""The Lightning training system: oracle-label loss, optimizer and schedule, ROUGE evaluation."""
+"""The Lightning training system: oracle-target loss, optimizer and schedule, ROUGE evaluation."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from summarizer.selection import SelectionConfig, select_sentences
 
 
 class SummarizationSystem(pl.LightningModule):
-    """Fine-tunes an `ExtractiveSummarizer` on oracle labels and scores its selections with ROUGE.
+    """Fine-tunes an `ExtractiveSummarizer` on oracle targets and scores its selections with ROUGE.
 
     Logs train_loss, and val_loss and val_rouge1 / val_rouge2 / val_rougeLsum / val_rouge (their
     mean) per validation epoch. Test scores come from `summarizer.evaluate` on the exported model.
@@ -41,7 +41,7 @@ class SummarizationSystem(pl.LightningModule):
         self.metrics = nn.ModuleDict({f"val_{name}": MeanMetric() for name in ("loss", *scores)})
 
     def loss(self, logits: torch.Tensor, batch: Batch) -> torch.Tensor:
-        """Binary cross-entropy against the oracle labels of real sentences only."""
+        """Binary cross-entropy against the oracle targets (0/1, or soft) of real sentences only."""
         mask = batch.sentence_mask
         return self.criterion(logits[mask].float(), batch.labels[mask])
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score.tokenize import tokenize as rouge_tokenize
 
-from summarizer.oracle import greedy_oracle, greedy_oracle_words, oracle_labels, rouge_words
+from summarizer.oracle import greedy_oracle, greedy_oracle_words, oracle_targets, rouge_words
 from summarizer.sentences import split_sentences
 
 
@@ -93,7 +93,18 @@ def test_hand_worked_selection_with_a_tie_and_a_stop() -> None:
     # the search stops with two sentences although three are allowed.
     assert greedy_oracle(sentences, "The cat sat on the mat.", max_sentences=3) == [1, 2]
     assert greedy_oracle(sentences, "The cat sat on the mat.", max_sentences=1) == [1]
-    assert oracle_labels(sentences, "The cat sat on the mat.") == [0, 1, 1]
+    assert oracle_targets(sentences, "The cat sat on the mat.") == [0.0, 1.0, 1.0]
+
+
+def test_soft_targets_follow_each_sentence_own_rouge() -> None:
+    # With one pick, "on the mat" is left out, though alone it scores as well as the pick
+    # (1.321, see above): its target is the full weight. "a dog barked" scores 0.
+    sentences = ["A dog barked.", "The cat sat.", "On the mat."]
+    assert oracle_targets(sentences, "The cat sat on the mat.", 1, soft_weight=0.4) == pytest.approx([0.0, 1.0, 0.4])
+    # "the cat" alone: unigrams F1 2/3 (P 1, R 2/5: 0.571), bigram 1/1 (R 1/5: 0.333), against
+    # 1.321 for the best single sentence.
+    targets = oracle_targets(["The cat sat.", "The cat."], "The cat sat on the mat.", 1, soft_weight=0.5)
+    assert targets == pytest.approx([1.0, 0.5 * (0.5714 + 0.3333) / 1.3214], abs=1e-4)
 
 
 def test_selection_is_returned_in_document_order() -> None:
@@ -139,6 +150,23 @@ _WORD = st.sampled_from(["a", "b", "c", "d", "e", "f", "g"])
 )
 def test_equals_the_set_union_oracle(sentences: list[list[str]], reference: list[str], k: int) -> None:
     assert greedy_oracle_words(sentences, reference, k) == set_union_oracle(sentences, reference, k)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sentences=st.lists(st.lists(_WORD, max_size=8), max_size=12),
+    reference=st.lists(_WORD, max_size=15),
+    k=st.integers(1, 6),
+)
+def test_soft_targets_equal_set_union_scores(sentences: list[list[str]], reference: list[str], k: int) -> None:
+    own = [
+        _f1(_ngrams(words, 1), _ngrams(reference, 1)) + _f1(_ngrams(words, 2), _ngrams(reference, 2))
+        for words in sentences
+    ]
+    picked = set_union_oracle(sentences, reference, k)
+    expected = [1.0 if i in picked else 0.3 * score / max(own) if max(own) > 0 else 0.0 for i, score in enumerate(own)]
+    text = [" ".join(words) for words in sentences]
+    assert oracle_targets(text, " ".join(reference), k, soft_weight=0.3) == pytest.approx(expected)
 
 
 @settings(max_examples=100, deadline=None)

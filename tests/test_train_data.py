@@ -54,6 +54,7 @@ def test_yaml_values_and_overrides(tmp_path: Path) -> None:
         (["seed.value=3"], "seed: is a value, not a section"),
         (["max_epochs"], "an override looks like section.key=value"),
         (["data.validation_fraction=0.2"], "set validation: null to hold out"),
+        (["data.soft_target_weight=1.0"], r"data.soft_target_weight: soft_target_weight must be in \[0, 1\)"),
     ],
 )
 def test_bad_settings_name_their_key(overrides: list[str], message: str) -> None:
