@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from summarizer.errors import InputError
+from summarizer.errors import InputError, first_line
 
 
 class UsageError(Exception):
@@ -57,5 +57,5 @@ def run_guarded(parser: argparse.ArgumentParser, run: Callable[[], int], report:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except Exception as error:  # anything else still ends with a message, not a traceback
-        report(f"unexpected error: {type(error).__name__}: {error}")
+        report(f"unexpected error: {type(error).__name__}: {first_line(error)}")
         return 1

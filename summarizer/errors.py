@@ -3,3 +3,8 @@
 
 class InputError(ValueError):
     """Input the package cannot use; the message says where and why."""
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an error's message (library messages run on with advice)."""
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

@@ -32,11 +32,12 @@ from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
 from summarizer.api import Summarizer
+from summarizer.arguments import run_guarded
 from summarizer.centrality import UNRECORDED_CENTRALITY_VERSION
 from summarizer.config import ConfigError, ModelConfig, TrainConfig, load_config
 from summarizer.datamodule import SummarizationDataModule
 from summarizer.data import Document, write_jsonl
-from summarizer.errors import InputError
+from summarizer.errors import InputError, first_line
 from summarizer.evaluate import Evaluation, evaluate
 from summarizer.model import ExtractiveSummarizer, load_tokenizer
 from summarizer.selection import SelectionConfig
@@ -87,11 +88,6 @@ def build_tokenizer(config: ModelConfig) -> PreTrainedTokenizerBase:
         return load_tokenizer(config.encoder_dir())
     except (OSError, ValueError) as error:
         raise InputError(f"model.encoder: {config.encoder_dir()}: cannot load its tokenizer: {first_line(error)}") from None
-
-
-def first_line(error: BaseException) -> str:
-    """The first line of an error's message (library messages run on with advice)."""
-    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 def build_datamodule(config: TrainConfig, tokenizer: PreTrainedTokenizerBase) -> SummarizationDataModule:
@@ -177,9 +173,13 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
         best_score=float(checkpoint.best_model_score) if checkpoint.best_model_score is not None else None,
     )
     if trainer.is_global_zero:
-        for split in ("validation", "test"):  # held out of the training file: saved for `evaluate`
-            if getattr(config.data, f"{split}_fraction") > 0:
-                write_jsonl(config.run_dir / f"{split}.jsonl", split_documents(datamodule, split))
+        held_out = {  # held out of the training file: saved for `evaluate`
+            split: split_documents(datamodule, split)
+            for split in ("validation", "test")
+            if getattr(config.data, f"{split}_fraction") > 0
+        }
+        for split, documents in held_out.items():
+            write_jsonl(config.run_dir / f"{split}.jsonl", documents)
         model = system.model.cpu().eval()
         try:
             export_model(model, tokenizer, config.export_dir)
@@ -187,7 +187,8 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
             raise InputError(f"output: cannot export the model to {config.export_dir} ({error}); the best checkpoint is {best}") from None
         if datamodule.has("test"):
             if config.selection.max_words is None:
-                result.test = evaluate(Summarizer(model, tokenizer), split_documents(datamodule, "test"), config.selection)
+                test_documents = held_out.get("test") or split_documents(datamodule, "test")
+                result.test = evaluate(Summarizer(model, tokenizer), test_documents, config.selection)
             else:
                 print(
                     "Test documents not scored: the comparison with Lead and the oracle needs "
@@ -327,19 +328,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "overrides", nargs="*", metavar="KEY=VALUE", help="override a setting, e.g. trainer.max_epochs=2 model.head=transformer"
     )
     args = parser.parse_intermixed_args(argv)
+    return run_guarded(parser, lambda: _run(args), lambda message: print(f"{parser.prog}: {message}", file=sys.stderr))
+
+
+def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    try:
-        config = load_config(args.config, args.overrides)
-        result = train(config, resume=args.resume)
-    except (ConfigError, InputError) as error:
-        print(f"{parser.prog}: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{parser.prog}: interrupted", file=sys.stderr)
-        return 130
-    except Exception as error:  # anything else: one line, not a traceback
-        print(f"{parser.prog}: error: {type(error).__name__}: {first_line(error)}", file=sys.stderr)
-        return 1
+    config = load_config(args.config, args.overrides)
+    result = train(config, resume=args.resume)
     if rank_zero_only.rank == 0:
         print(report(result, config))
         minutes, seconds = divmod(round(time.perf_counter() - started), 60)

@@ -86,8 +86,11 @@ def test_numbers_link_sentences_only_in_version_1() -> None:
     assert content_words("Mp3 players, 2004-05.", 1) == ["mp3", "players", "2004", "05"]
     assert content_words("Mp3 players, 2004-05.") == ["mp", "players"]
     assert content_words("Ünïcode façade") == ["ünïcode", "façade"]
-    with pytest.raises(ValueError, match="centrality version"):
-        content_words("text", max(CENTRALITY_VERSIONS) + 1)
+    for unknown in (0, max(CENTRALITY_VERSIONS) + 1):
+        with pytest.raises(ValueError, match="centrality version"):
+            content_words("text", unknown)
+        with pytest.raises(ValueError, match="centrality version"):
+            stop_words("english", unknown)
     with pytest.raises(ValueError, match="centrality_version"):
         FeatureConfig(centrality=True, centrality_version=0)
 

@@ -262,15 +262,15 @@ def test_unusable_encoder_and_runs_dir_exit_2(
     blocker.write_text("")
     args = ["--config", str(TINY), *tiny_overrides(tiny_encoder_dir, synthetic, tmp_path / "runs")]
     assert main([*args, f"model.encoder={not_a_model}"]) == 2
-    assert f"error: model.encoder: {not_a_model}: not a Hugging Face model" in capsys.readouterr().err
+    assert f"python -m summarizer.train: model.encoder: {not_a_model}: not a Hugging Face model" in capsys.readouterr().err
     assert main([*args, f"output.runs_dir={blocker}"]) == 2
-    assert f"error: output.runs_dir: cannot write the run directory {blocker / 'tiny'}" in capsys.readouterr().err
+    assert f"python -m summarizer.train: output.runs_dir: cannot write the run directory {blocker / 'tiny'}" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
     ("raised", "code", "stderr"),
     [
-        (RuntimeError("out of memory\nmore detail"), 1, "python -m summarizer.train: error: RuntimeError: out of memory\n"),
+        (RuntimeError("out of memory\nmore detail"), 1, "python -m summarizer.train: unexpected error: RuntimeError: out of memory\n"),
         (KeyboardInterrupt(), 130, "python -m summarizer.train: interrupted\n"),
     ],
 )
