@@ -30,10 +30,13 @@ def greedy_oracle(
 
     `reference` is a string or a list of sentences. See `greedy_oracle_words`.
     """
-    if isinstance(reference, str):
-        reference = [reference]
-    reference_words = [w for sentence in reference for w in rouge_words(sentence)]
-    return greedy_oracle_words([rouge_words(s) for s in sentences], reference_words, max_sentences)
+    return greedy_oracle_words([rouge_words(s) for s in sentences], _reference_words(reference), max_sentences)
+
+
+def _reference_words(reference: str | Sequence[str]) -> list[str]:
+    """The words of a reference given as a string or a list of sentences."""
+    sentences = [reference] if isinstance(reference, str) else reference
+    return [w for sentence in sentences for w in rouge_words(sentence)]
 
 
 def greedy_oracle_words(
@@ -97,6 +100,8 @@ class _NgramTable:
         in_reference = np.zeros(int(column[-1]) + 1, dtype=bool)
         in_reference[column[of_reference]] = True
         reference_counts = np.maximum(np.bincount(is_bigram[of_reference], minlength=2), 1).astype(np.float64)
+        # (sentence, n-gram) pairs, each counted in one of four slots per sentence: unigram or
+        # bigram, outside or inside the reference.
         of_document = ~of_reference
         pair_sentence, pair_column = owner[of_document], column[of_document]
         slots = pair_sentence * 4 + is_bigram[of_document] + 2 * in_reference[pair_column]
@@ -167,10 +172,7 @@ def oracle_targets(
     Every other sentence gets `soft_weight` times its own ROUGE-1 F1 + ROUGE-2 F1 against the
     reference, relative to the best single sentence's (so 0/1 labels with `soft_weight` 0).
     """
-    if isinstance(reference, str):
-        reference = [reference]
-    reference_words = [w for sentence in reference for w in rouge_words(sentence)]
-    table = _NgramTable.build([rouge_words(s) for s in sentences], reference_words)
+    table = _NgramTable.build([rouge_words(s) for s in sentences], _reference_words(reference))
     targets = [0.0] * len(sentences)
     if table is None or max_sentences < 1:
         return targets
