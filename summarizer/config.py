@@ -18,6 +18,7 @@ import yaml
 
 from summarizer.errors import InputError
 from summarizer.model import SummarizerConfig
+from summarizer.preprocess import LabelConfig
 from summarizer.resources import default_encoder_dir, default_model_dir
 from summarizer.selection import SelectionConfig
 
@@ -62,7 +63,7 @@ class DataConfig:
     above 0 (likewise for test), that share of the training documents is held out instead.
     Batches hold `batch_size` documents of similar length: the shuffled documents are cut
     into chunks of `bucket_batches` batches and sorted by length within each chunk.
-    `oracle_size` and `soft_target_weight` decide the training targets (`preprocess.LabelConfig`).
+    `oracle_size` and `soft_target_weight` decide the training targets (`labels()`).
     """
 
     train: str = "aclsum"
@@ -99,13 +100,16 @@ class DataConfig:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be at least 1 or null, got {value}")
-        for name in ("oracle_size", "batch_size", "eval_batch_size", "bucket_batches"):
+        self.labels()  # checks oracle_size and soft_target_weight
+        for name in ("batch_size", "eval_batch_size", "bucket_batches"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if not 0.0 <= self.soft_target_weight < 1.0:
-            raise ValueError(f"soft_target_weight must be in [0, 1), got {self.soft_target_weight}")
         if self.num_workers < 0:
             raise ValueError(f"num_workers must be at least 0, got {self.num_workers}")
+
+    def labels(self) -> LabelConfig:
+        """The training targets these settings ask for."""
+        return LabelConfig(self.oracle_size, self.soft_target_weight)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from summarizer.config import DataConfig
 from summarizer.data import LoadedData, load_documents
 from summarizer.errors import InputError
 from summarizer.features import FeatureConfig
-from summarizer.preprocess import LabelConfig, preprocess
+from summarizer.preprocess import preprocess
 
 SPLIT_SEED = 0
 
@@ -187,7 +187,7 @@ class SummarizationDataModule(pl.LightningDataModule):
 
     def _preprocess_all(self) -> dict[str, datasets.Dataset]:
         """Features of every split; training leaves out documents without a scored sentence."""
-        labels = LabelConfig(self.data.oracle_size, self.data.soft_target_weight)
+        labels = self.data.labels()
         out = {
             split: preprocess(documents, self.tokenizer, self.features, labels, language=self.language)
             for split, documents in self._load().items()
