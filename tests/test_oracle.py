@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from rouge_score.tokenize import tokenize as rouge_tokenize
 
@@ -73,6 +75,21 @@ def test_rouge_words_tokenize_ascii_text_as_rouge_score_does(text: str) -> None:
 
 def test_rouge_words_keep_letters_of_any_script() -> None:
     assert rouge_words("Über das Café, naïve_x. Кошка СИДИТ") == ["über", "das", "café", "naïve", "x", "кошка", "сидит"]
+
+
+def test_rouge_words_keep_combining_marks_inside_their_words() -> None:
+    assert rouge_words("മലയാളം ഭാഷ") == ["മലയാളം", "ഭാഷ"]  # vowel signs (Mc, Mn) and a virama
+    assert rouge_words("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
+    assert rouge_words("Cafe\u0301 noir") == ["cafe\u0301", "noir"]  # a decomposed accent
+    assert rouge_words("İstanbul") == ["i\u0307stanbul"]  # casefolding adds a combining dot
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=("Cn", "Cs")), max_size=40))  # assigned in unicodedata
+def test_rouge_words_change_nothing_but_combining_marks(text: str) -> None:
+    folded = text.casefold()
+    assume(not any(unicodedata.category(c).startswith("M") for c in folded))
+    assert rouge_words(text) == re.findall(r"[^\W_]+", folded)
 
 
 def test_oracle_labels_text_in_other_scripts() -> None:

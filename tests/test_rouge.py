@@ -13,6 +13,14 @@ def test_other_languages_count_their_own_words():
     assert result.mean["rouge1"] == pytest.approx(100 * 2 * (2 / 4) * (2 / 3) / (2 / 4 + 2 / 3))
 
 
+def test_words_differing_in_a_vowel_sign_do_not_match():
+    def rouge1(prediction: str, reference: str) -> float:
+        return rouge([[prediction]], [[reference]], bootstrap_samples=10, language="malayalam").mean["rouge1"]
+
+    assert rouge1("കാല", "കില") == 0.0
+    assert rouge1("കാല", "കാല") == pytest.approx(100.0)
+
+
 def test_bootstrap_interval_brackets_the_mean():
     values = [10.0, 20.0, 30.0, 40.0, 50.0]
     low, high = bootstrap_interval(values, samples=500)
