@@ -3,8 +3,9 @@ import pytest
 from summarizer.rouge import bootstrap_interval, rouge
 
 
-def test_english_uses_rouge_score_with_stemming():
-    result = rouge([["The cats sit."]], [["The cat sits."]], bootstrap_samples=10)
+@pytest.mark.parametrize("language", ["english", "english_web"])
+def test_english_uses_rouge_score_with_stemming(language: str):
+    result = rouge([["The cats sit."]], [["The cat sits."]], bootstrap_samples=10, language=language)
     assert result.mean["rouge1"] == pytest.approx(100.0)  # cats/cat and sit/sits stem alike
 
 
