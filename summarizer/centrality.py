@@ -29,8 +29,8 @@ CENTRALITY_VERSION = 3
 CENTRALITY_VERSIONS = (1, 2, 3)
 # The version of models and runs saved before the version was recorded.
 UNRECORDED_CENTRALITY_VERSION = 1
-# Word patterns frozen with the versions: a combining mark ends a word here (unlike in
-# `oracle.rouge_words`, which no saved model depends on).
+# Word patterns frozen with the versions: a combining mark is dropped and splits its word here
+# (unlike in `oracle.rouge_words`, which no saved model depends on).
 _LETTERS = re.compile(r"[^\W\d_]+")
 _LETTERS_AND_DIGITS = re.compile(r"[^\W_]+")
 DAMPING = 0.85
@@ -70,7 +70,7 @@ def content_words(text: str, version: int = CENTRALITY_VERSION) -> list[str]:
     """Case-folded words of `text` that may link sentences, stop words included.
 
     Versions 2 and 3: runs of letters ("5bn" gives "bn"). Version 1: runs of letters and digits.
-    In all, a combining mark (a vowel sign in Devanagari or Malayalam) ends a word.
+    In all, a combining mark (a vowel sign in Devanagari or Malayalam) is dropped and splits its word.
     """
     check_version(version)
     pattern = _LETTERS_AND_DIGITS if version == 1 else _LETTERS

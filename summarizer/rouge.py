@@ -11,7 +11,7 @@ from rouge_score import rouge_scorer, tokenizers
 from summarizer.oracle import rouge_words
 
 METRICS = ("rouge1", "rouge2", "rougeLsum")
-ENGLISH = ("english", "english_web")  # Punkt's two English models
+ENGLISH_LANGUAGES = ("english", "english_web")  # Punkt's two English models
 
 
 @dataclass
@@ -32,7 +32,7 @@ class WordTokenizer(tokenizers.Tokenizer):
 
 def make_scorer(language: str = "english") -> rouge_scorer.RougeScorer:
     """rouge-score's own tokenizer with Porter stemming for English; Unicode words otherwise."""
-    if language in ENGLISH:
+    if language in ENGLISH_LANGUAGES:
         return rouge_scorer.RougeScorer(list(METRICS), use_stemmer=True)
     return rouge_scorer.RougeScorer(list(METRICS), tokenizer=WordTokenizer())
 
