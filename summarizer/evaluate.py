@@ -65,8 +65,8 @@ def evaluate(
     bootstrap_samples: int = 1000,
 ) -> Evaluation:
     """ROUGE-1/2/Lsum F1 of the model, Lead (first n sentences), TextRank (the n most central
-    sentences, `summarizer.centrality` at its current version, whatever the model's) and the
-    greedy oracle (n sentences).
+    sentences, by the centrality version of the model's features) and the greedy oracle (n
+    sentences).
 
     n is the selection's sentence count for each document (`k`, or `ratio` of its sentences);
     all four choose from the same sentences of each document.
@@ -78,8 +78,9 @@ def evaluate(
     sizes = [selection.sentence_budget(len(document)) for document in sentences]
     model = [summary.sentences for summary in summarizer.summarize_batch(sentences, batch_size, **asdict(selection))]
     lead = [document[:size] for document, size in zip(sentences, sizes)]
+    version = summarizer.model.config.features.centrality_version
     textrank = [
-        [document[i] for i in most_central(document, size, summarizer.language)]
+        [document[i] for i in most_central(document, size, summarizer.language, version)]
         for document, size in zip(sentences, sizes)
     ]
     oracle = [

@@ -86,7 +86,7 @@ def test_numbers_link_sentences_only_in_version_1() -> None:
     assert content_words("Mp3 players, 2004-05.", 1) == ["mp3", "players", "2004", "05"]
     assert content_words("Mp3 players, 2004-05.") == ["mp", "players"]
     assert content_words("Ünïcode façade") == ["ünïcode", "façade"]
-    for version in CENTRALITY_VERSIONS:  # frozen with the features: a combining mark ends a word
+    for version in (1, 2, 3):  # frozen with the features: a combining mark splits its word
         assert content_words("Cafe\u0301 noir", version) == ["cafe", "noir"]
     for unknown in (0, max(CENTRALITY_VERSIONS) + 1):
         with pytest.raises(ValueError, match="centrality version"):
@@ -123,8 +123,27 @@ def test_version_3_takes_nltk_stop_lists() -> None:
     assert _linked_pairs(plans, 2) == {(2, 3), (3, 2)}
 
 
+def test_version_4_takes_whitespace_tokens_less_what_is_not_a_letter() -> None:
+    text = "Pernod's low-fare bid: 5bn euros (2004), U.S. rivals."
+    assert content_words(text, 4) == ["pernods", "lowfare", "bid", "bn", "euros", "us", "rivals"]
+    assert content_words(text, 3) == ["pernod", "s", "low", "fare", "bid", "bn", "euros", "u", "s", "rivals"]
+    # Combining marks stay in their word: two Malayalam words that differ by a vowel sign.
+    assert content_words("Cafe\u0301 കാല കില", 4) == ["cafe\u0301", "കാല", "കില"]
+    assert {"dont", "s", "t"} <= stop_words("english", 4) and "dont" not in stop_words("english", 3)
+    # A possessive or a hyphenated compound is its own word in version 4.
+    sentences = ["Pernod's shares rose.", "Pernod will bid.", "Low-fare airlines grew.", "Fare rises hurt."]
+    assert _linked_pairs(sentences, 3) == {(0, 1), (1, 0), (2, 3), (3, 2)}
+    assert _linked_pairs(sentences, 4) == set()
+    assert _linked_pairs(["Pernod's shares rose.", "Pernod's bid failed."], 4) == {(0, 1), (1, 0)}
+
+
 # Digests of every Punkt language's stop list per version: a version's features must never change.
-STOP_LIST_DIGESTS = {1: "3519454acc3edc73", 2: "3519454acc3edc73", 3: "301247ee687af458"}
+STOP_LIST_DIGESTS = {
+    1: "3519454acc3edc73",
+    2: "3519454acc3edc73",
+    3: "301247ee687af458",
+    4: "e6729d37498e41d1",
+}
 
 
 @pytest.mark.parametrize("version", CENTRALITY_VERSIONS)
@@ -234,7 +253,7 @@ def test_models_keep_the_centrality_version_they_were_trained_with(tiny_encoder_
 
 def test_textrank_versions_script_scores_every_version(tmp_path, capsys) -> None:
     script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "textrank_versions.py"))
-    # Numbers make the first sentence the most central in version 1; in versions 2 and 3 the last.
+    # Numbers make the first sentence the most central in version 1; in later versions the last.
     sentences = [
         "Figures 12 34 56 78 rose.",
         "Then 12 34 56 78 fell.",
@@ -249,5 +268,26 @@ def test_textrank_versions_script_scores_every_version(tmp_path, capsys) -> None
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"{data}: 1 documents")
     assert lines[1].startswith("version 1: rouge1 ") and lines[2].startswith("version 2: rouge1 100.00 ")
-    assert lines[3].startswith("version 3: rouge1 100.00 ")
+    assert lines[3].startswith("version 3: rouge1 100.00 ") and lines[4].startswith("version 4: rouge1 100.00 ")
     assert not lines[1].startswith("version 1: rouge1 100.00 ")
+
+
+def test_reference_ranking_script_measures_choice_and_order(tmp_path, capsys) -> None:
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "reference_ranking.py"))
+    sentences = ["a", "b", "c", "d", "e"]
+    by_rank = lambda _: [1, 2, 0, 4, 3]  # noqa: E731 - ranks: c, a, b, e, d
+    assert script["agreement"]([(sentences, [2, 0, 1], 3)], by_rank) == (1.0, pytest.approx(1.0))
+    assert script["agreement"]([(sentences, [1, 0, 2], 3)], by_rank) == (1.0, pytest.approx(-1.0))  # reversed
+    assert script["agreement"]([(sentences, [0, 2, 1], 3)], by_rank) == (1.0, pytest.approx(0.5))
+    # A reference of 4 sentences, 2 found: both among the top 4, too few to correlate.
+    share, correlation = script["agreement"]([(sentences, [3, 4], 4)], by_rank)
+    assert share == 0.5 and math.isnan(correlation)
+
+    data = tmp_path / "docs.jsonl"
+    reference = "\n".join([DOCUMENT[1], "A sentence the article does not have.", DOCUMENT[0]])
+    data.write_text(json.dumps({"text": " ".join(DOCUMENT), "summary": reference}) + "\n")
+    script["main"](["--data", str(data)])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"{data}: 1 articles; 2 of 3 reference sentences found verbatim"
+    assert lines[1].startswith("document position: 100.0% of them in its top")
+    assert [line.split(":")[0] for line in lines[2:]] == [f"centrality version {v}" for v in CENTRALITY_VERSIONS]

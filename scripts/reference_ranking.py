@@ -1,0 +1,67 @@
+"""Whether extractive references choose and order their sentences by TextRank centrality.
+
+For each article, the reference sentences found verbatim in it are the ones the reference chose,
+in the reference's own order. Per ranking (document position, then each centrality version) this
+prints the share of them among the article's top-ranked sentences (as many as the reference
+has), and the mean Spearman correlation between their order in the reference and their rank
+(articles where at least 3 were found).
+
+    python scripts/reference_ranking.py --data ../shared/data/bbc-news/validation.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from summarizer.centrality import CENTRALITY_VERSIONS, sentence_centrality
+from summarizer.data import load_documents
+from summarizer.sentences import split_sentences
+
+# Ranks of an article's sentences (0: first), from its sentences.
+Ranking = Callable[[Sequence[str]], Sequence[float]]
+
+
+def agreement(articles: Sequence[tuple[list[str], list[int], int]], ranking: Ranking) -> tuple[float, float]:
+    """(share of chosen sentences ranked in the top, mean Spearman of reference order and rank)."""
+    found = top = 0
+    correlations = []
+    for sentences, chosen, reference_size in articles:
+        ranks = np.asarray(ranking(sentences), dtype=float)
+        top_ranked = set(np.argsort(ranks, kind="stable")[:reference_size].tolist())
+        found += len(chosen)
+        top += len(top_ranked & set(chosen))
+        if len(chosen) >= 3:
+            ranks_of_chosen = np.argsort(np.argsort(ranks[chosen], kind="stable"))
+            correlations.append(np.corrcoef(np.arange(len(chosen)), ranks_of_chosen)[0, 1])
+    return top / max(found, 1), float(np.mean(correlations)) if correlations else float("nan")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", required=True, help="a file or directory summarizer.evaluate reads")
+    parser.add_argument("--language", default="english", help="Punkt language of the documents (default english)")
+    args = parser.parse_args(argv)
+    articles = []
+    for document in load_documents(args.data).documents:
+        sentences = document.sentences or split_sentences(document.text, args.language)
+        position = {sentence.strip(): i for i, sentence in reversed(list(enumerate(sentences)))}
+        reference = [line.strip() for line in split_sentences(document.reference, args.language)]
+        chosen = [position[line] for line in dict.fromkeys(reference) if line in position]
+        articles.append((sentences, chosen, len(reference)))
+    found, total = sum(len(chosen) for _, chosen, _ in articles), sum(size for *_, size in articles)
+    print(f"{args.data}: {len(articles)} articles; {found} of {total} reference sentences found verbatim")
+    rankings: dict[str, Ranking] = {"document position": lambda sentences: range(len(sentences))}
+    for version in CENTRALITY_VERSIONS:
+        rankings[f"centrality version {version}"] = lambda sentences, version=version: [
+            rank for _, rank in sentence_centrality(sentences, args.language, version)
+        ]
+    for name, ranking in rankings.items():
+        share, correlation = agreement(articles, ranking)
+        print(f"{name}: {share:.1%} of them in its top; reference order vs rank: Spearman {correlation:.2f}")
+
+
+if __name__ == "__main__":
+    main()
