@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,18 +25,39 @@ from summarizer.sentences import split_sentences
 Ranking = Callable[[Sequence[str]], Sequence[float]]
 
 
-def agreement(articles: Sequence[tuple[list[str], list[int], int]], ranking: Ranking) -> tuple[float, float]:
-    """(share of chosen sentences ranked in the top, mean Spearman of reference order and rank)."""
+class Article(NamedTuple):
+    """An article's sentences and what its reference chose of them."""
+
+    sentences: list[str]
+    chosen: list[int]  # the reference's sentences found in the article, in the reference's order
+    reference_size: int  # distinct reference sentences, found or not
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """0-based ranks of `values`, tied values sharing the mean of their ranks."""
+    _, tie_group = np.unique(values, return_inverse=True)
+    ranks = np.empty(len(values))
+    ranks[np.argsort(values, kind="stable")] = np.arange(len(values))
+    return (np.bincount(tie_group, ranks) / np.bincount(tie_group))[tie_group]
+
+
+def agreement(articles: Sequence[Article], ranking: Ranking) -> tuple[float, float]:
+    """(share of chosen sentences ranked in the top, mean Spearman of reference order and rank).
+
+    The top holds `reference_size` sentences, ties broken towards the article's start; articles
+    with fewer than 3 chosen sentences, or all of them tied, have no correlation.
+    """
     found = top = 0
     correlations = []
-    for sentences, chosen, reference_size in articles:
-        ranks = np.asarray(ranking(sentences), dtype=float)
-        top_ranked = set(np.argsort(ranks, kind="stable")[:reference_size].tolist())
-        found += len(chosen)
-        top += len(top_ranked & set(chosen))
-        if len(chosen) >= 3:
-            ranks_of_chosen = np.argsort(np.argsort(ranks[chosen], kind="stable"))
-            correlations.append(np.corrcoef(np.arange(len(chosen)), ranks_of_chosen)[0, 1])
+    for article in articles:
+        ranks = np.asarray(ranking(article.sentences), dtype=float)
+        top_ranked = set(np.argsort(ranks, kind="stable")[: article.reference_size].tolist())
+        found += len(article.chosen)
+        top += len(top_ranked & set(article.chosen))
+        ranks_of_chosen = ranks[article.chosen]
+        if len(article.chosen) >= 3 and np.ptp(ranks_of_chosen) > 0:
+            order = np.arange(len(article.chosen))
+            correlations.append(np.corrcoef(order, average_ranks(ranks_of_chosen))[0, 1])
     return top / max(found, 1), float(np.mean(correlations)) if correlations else float("nan")
 
 
@@ -48,10 +70,11 @@ def main(argv: list[str] | None = None) -> None:
     for document in load_documents(args.data).documents:
         sentences = document.sentences or split_sentences(document.text, args.language)
         position = {sentence.strip(): i for i, sentence in reversed(list(enumerate(sentences)))}
-        reference = [line.strip() for line in split_sentences(document.reference, args.language)]
-        chosen = [position[line] for line in dict.fromkeys(reference) if line in position]
-        articles.append((sentences, chosen, len(reference)))
-    found, total = sum(len(chosen) for _, chosen, _ in articles), sum(size for *_, size in articles)
+        reference = dict.fromkeys(line.strip() for line in split_sentences(document.reference, args.language))
+        chosen = [position[line] for line in reference if line in position]
+        articles.append(Article(sentences, chosen, len(reference)))
+    found = sum(len(article.chosen) for article in articles)
+    total = sum(article.reference_size for article in articles)
     print(f"{args.data}: {len(articles)} articles; {found} of {total} reference sentences found verbatim")
     rankings: dict[str, Ranking] = {"document position": lambda sentences: range(len(sentences))}
     for version in CENTRALITY_VERSIONS:

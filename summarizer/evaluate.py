@@ -14,7 +14,7 @@ from pathlib import Path
 
 from summarizer.api import Summarizer
 from summarizer.arguments import UsageError, fraction, positive_int, run_guarded
-from summarizer.centrality import most_central
+from summarizer.centrality import CENTRALITY_VERSION, most_central
 from summarizer.data import Document, load_documents
 from summarizer.oracle import greedy_oracle
 from summarizer.rouge import METRICS, RougeResult, rouge
@@ -65,8 +65,8 @@ def evaluate(
     bootstrap_samples: int = 1000,
 ) -> Evaluation:
     """ROUGE-1/2/Lsum F1 of the model, Lead (first n sentences), TextRank (the n most central
-    sentences, by the centrality version of the model's features) and the greedy oracle (n
-    sentences).
+    sentences, by the centrality version the model reads, or by the current one for a model
+    without centrality) and the greedy oracle (n sentences).
 
     n is the selection's sentence count for each document (`k`, or `ratio` of its sentences);
     all four choose from the same sentences of each document.
@@ -78,7 +78,8 @@ def evaluate(
     sizes = [selection.sentence_budget(len(document)) for document in sentences]
     model = [summary.sentences for summary in summarizer.summarize_batch(sentences, batch_size, **asdict(selection))]
     lead = [document[:size] for document, size in zip(sentences, sizes)]
-    version = summarizer.model.config.features.centrality_version
+    features = summarizer.model.config.features
+    version = features.centrality_version if features.centrality else CENTRALITY_VERSION
     textrank = [
         [document[i] for i in most_central(document, size, summarizer.language, version)]
         for document, size in zip(sentences, sizes)

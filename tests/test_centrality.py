@@ -127,8 +127,10 @@ def test_version_4_takes_whitespace_tokens_less_what_is_not_a_letter() -> None:
     text = "Pernod's low-fare bid: 5bn euros (2004), U.S. rivals."
     assert content_words(text, 4) == ["pernods", "lowfare", "bid", "bn", "euros", "us", "rivals"]
     assert content_words(text, 3) == ["pernod", "s", "low", "fare", "bid", "bn", "euros", "u", "s", "rivals"]
-    # Combining marks stay in their word: two Malayalam words that differ by a vowel sign.
-    assert content_words("Cafe\u0301 കാല കില", 4) == ["cafe\u0301", "കാല", "കില"]
+    # Combining marks stay in their word: two Malayalam words that differ by a vowel sign; an
+    # accent composed or not is the same word; a mark that follows no letter is dropped.
+    assert content_words("കാല കില", 4) == ["കാല", "കില"]
+    assert content_words("Cafe\u0301 caf\u00e9 \u0301 1\u0301a", 4) == ["caf\u00e9", "caf\u00e9", "a"]
     assert {"dont", "s", "t"} <= stop_words("english", 4) and "dont" not in stop_words("english", 3)
     # A possessive or a hyphenated compound is its own word in version 4.
     sentences = ["Pernod's shares rose.", "Pernod will bid.", "Low-fare airlines grew.", "Fare rises hurt."]
@@ -274,14 +276,20 @@ def test_textrank_versions_script_scores_every_version(tmp_path, capsys) -> None
 
 def test_reference_ranking_script_measures_choice_and_order(tmp_path, capsys) -> None:
     script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "reference_ranking.py"))
+    article = script["Article"]
     sentences = ["a", "b", "c", "d", "e"]
     by_rank = lambda _: [1, 2, 0, 4, 3]  # noqa: E731 - ranks: c, a, b, e, d
-    assert script["agreement"]([(sentences, [2, 0, 1], 3)], by_rank) == (1.0, pytest.approx(1.0))
-    assert script["agreement"]([(sentences, [1, 0, 2], 3)], by_rank) == (1.0, pytest.approx(-1.0))  # reversed
-    assert script["agreement"]([(sentences, [0, 2, 1], 3)], by_rank) == (1.0, pytest.approx(0.5))
+    assert script["agreement"]([article(sentences, [2, 0, 1], 3)], by_rank) == (1.0, pytest.approx(1.0))
+    assert script["agreement"]([article(sentences, [1, 0, 2], 3)], by_rank) == (1.0, pytest.approx(-1.0))  # reversed
+    assert script["agreement"]([article(sentences, [0, 2, 1], 3)], by_rank) == (1.0, pytest.approx(0.5))
     # A reference of 4 sentences, 2 found: both among the top 4, too few to correlate.
-    share, correlation = script["agreement"]([(sentences, [3, 4], 4)], by_rank)
+    share, correlation = script["agreement"]([article(sentences, [3, 4], 4)], by_rank)
     assert share == 0.5 and math.isnan(correlation)
+    # Tied ranks share their mean rank, and a reference whose sentences all tie has no order.
+    tied = lambda _: [0, 1, 1, 2, 3]  # noqa: E731
+    assert script["agreement"]([article(sentences, [0, 1, 2, 3], 4)], tied)[1] == pytest.approx(0.9486833)
+    assert script["agreement"]([article(sentences, [0, 2, 1, 3], 4)], tied)[1] == pytest.approx(0.9486833)
+    assert math.isnan(script["agreement"]([article(sentences, [1, 2, 1], 3)], tied)[1])
 
     data = tmp_path / "docs.jsonl"
     reference = "\n".join([DOCUMENT[1], "A sentence the article does not have.", DOCUMENT[0]])

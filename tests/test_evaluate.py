@@ -7,7 +7,8 @@ from summarizer import evaluate as evaluate_module
 from summarizer.centrality import most_central
 from summarizer.data import Document, load_documents
 from summarizer.evaluate import evaluate, main
-from summarizer.model import SETTINGS_FILE
+from summarizer.features import FeatureConfig
+from summarizer.model import ExtractiveSummarizer, SummarizerConfig
 from summarizer.rouge import METRICS, rouge
 from summarizer.selection import SelectionConfig
 
@@ -62,22 +63,20 @@ def test_textrank_takes_the_most_central_sentences(tiny_model_dir, tmp_path):
     assert result.systems["lead"].mean["rouge1"] < 50.0
 
 
-@pytest.mark.parametrize("version", [3, 4])
-def test_textrank_uses_the_centrality_version_of_the_model(tiny_model_dir, tmp_path, version):
+@pytest.mark.parametrize(("centrality", "version", "textrank_version"), [(True, 3, 3), (True, 4, 4), (False, 4, 3)])
+def test_textrank_reads_words_as_the_model_does(tiny_encoder_dir, tokenizer, tmp_path, centrality, version, textrank_version):
     # "Pernod's" and "Pernod" are one word in version 3, two in version 4: the most central differs.
     sentences = ["Pernod's shares rose.", "Pernod will bid.", "Pernod's rivals waited.", "Cats sleep all day."]
     assert most_central(sentences, 1, version=3) == [1] and most_central(sentences, 1, version=4) == [0]
-    model_dir = tmp_path / "model"
-    model_dir.mkdir()
-    for path in tiny_model_dir.iterdir():
-        (model_dir / path.name).write_bytes(path.read_bytes())
-    settings = json.loads((model_dir / SETTINGS_FILE).read_text())
-    settings["features"]["centrality_version"] = version
-    (model_dir / SETTINGS_FILE).write_text(json.dumps(settings))
+    config = SummarizerConfig(features=FeatureConfig(centrality=centrality, centrality_version=version))
+    ExtractiveSummarizer.from_encoder(tiny_encoder_dir, config).save_pretrained(tmp_path, tokenizer)
     documents = [Document(id="d", sentences=sentences, reference=sentences[1])]
-    result = evaluate(Summarizer.from_pretrained(model_dir), documents, SelectionConfig(k=1))
+    result = evaluate(Summarizer.from_pretrained(tmp_path), documents, SelectionConfig(k=1))
     textrank = result.systems["textrank"].mean["rouge1"]
-    assert textrank == pytest.approx(100.0) if version == 3 else textrank < 50.0
+    if textrank_version == 3:
+        assert textrank == pytest.approx(100.0)
+    else:
+        assert textrank < 50.0
 
 
 def test_ratio_sets_the_lead_length(tiny_model_dir, data_file):
