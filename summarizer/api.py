@@ -17,7 +17,7 @@ from transformers import PreTrainedTokenizerBase
 from summarizer.batch import Batch, collate
 from summarizer.errors import InputError
 from summarizer.features import DocumentFeatures, FeatureBuilder
-from summarizer.model import SETTINGS_FILE, ExtractiveSummarizer, load_tokenizer
+from summarizer.model import ExtractiveSummarizer, load_tokenizer
 from summarizer.resources import default_model_dir
 from summarizer.selection import SelectionConfig, select_sentences
 from summarizer.sentences import split_sentences
@@ -25,7 +25,6 @@ from summarizer.sentences import split_sentences
 Text = str | Sequence[str]
 CHUNK_BATCHES = 8  # summarize_batch reads at most this many batches of documents ahead
 MAX_WINDOWS_PER_PASS = 32  # encoder windows per forward pass at inference
-TRAIN_HINT = "train one with `make main` (or `python -m summarizer.train --config configs/default.yaml`)"
 
 
 @dataclass(frozen=True)
@@ -85,12 +84,11 @@ class Summarizer:
 
     @classmethod
     def from_pretrained(cls, path: str | Path | None = None, device: str | torch.device = "cpu") -> Summarizer:
-        """Load an exported model directory (default: `default_model_dir()`), never from the network."""
+        """Load an exported model directory, never from the network.
+
+        The default is `$BERTSUM_MODEL_DIR` if set, else the built-in news model.
+        """
         directory = Path(path).expanduser() if path is not None else default_model_dir()
-        if path is None and not (directory / SETTINGS_FILE).is_file():
-            raise InputError(
-                f"no trained model yet in {directory}; {TRAIN_HINT}, or pass the directory of a trained model"
-            )
         if not directory.exists():
             raise InputError(f"{directory}: no such model directory")
         try:

@@ -29,6 +29,7 @@ class Batch:
     labels: torch.Tensor  # [documents, max_sentences]: oracle targets (0 where absent)
     token_slot: torch.Tensor | None = None  # [windows, tokens]: slot of each sentence's own tokens, -1 elsewhere
     sentence_features: torch.Tensor | None = None  # [documents, max_sentences, features]: centrality, 0 at padding
+    first_sentence: torch.Tensor | None = None  # [documents]: place of each row's first sentence in its document
 
     def to(self, device: torch.device | str) -> Batch:
         moved = {
@@ -106,4 +107,5 @@ def collate(rows: Sequence[Mapping[str, Any]], pad_token_id: int, token_slots: b
         labels=labels,
         token_slot=slot_rows,
         sentence_features=sentence_features,
+        first_sentence=torch.tensor([row.get("first_sentence", 0) for row in rows], dtype=torch.long),
     )

@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "inputs", nargs="+", metavar="INPUT", help="text files, directories (recursive) or - for stdin"
     )
-    parser.add_argument("--model", type=Path, help="exported model directory (default: the main training job's model)")
+    parser.add_argument("--model", type=Path, help="exported model directory (default: $BERTSUM_MODEL_DIR, else the built-in news model)")
     length = parser.add_mutually_exclusive_group()
     length.add_argument("-k", type=positive_int, default=3, help="number of sentences (default 3)")
     length.add_argument("--ratio", type=fraction, help="fraction of the document's sentences, e.g. 0.3")

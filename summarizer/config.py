@@ -19,10 +19,11 @@ import yaml
 from summarizer.errors import InputError
 from summarizer.model import SummarizerConfig
 from summarizer.preprocess import LabelConfig
-from summarizer.resources import default_encoder_dir, default_model_dir
+from summarizer.resources import default_encoder_dir
 from summarizer.selection import SelectionConfig
 
-SCHEDULERS = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup")
+SCHEDULERS = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup", "inverse_sqrt")
+SHUFFLES = ("epoch", "fixed")
 MONITORS = ("val_rouge", "val_rouge1", "val_rouge2", "val_rougeLsum", "val_loss")
 
 
@@ -35,13 +36,18 @@ class ModelConfig(SummarizerConfig):
     """The summarizer's settings, the encoder to fine-tune (null: the packaged MiniLM), and
     `attention_dropout`, the encoder's dropout on attention weights while training (null: the
     encoder's own). At 0 PyTorch runs attention as one fused kernel, much faster on a CPU.
+    `trainable_layers`: fine-tune only the encoder's top N layers, freezing its embeddings and
+    the layers below (null: all of it); the backward pass then stops at the first trained layer.
     """
 
     encoder: str | None = None
     attention_dropout: float | None = 0.0
+    trainable_layers: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.trainable_layers is not None and self.trainable_layers < 0:
+            raise ValueError(f"trainable_layers must be at least 0 or null, got {self.trainable_layers}")
         if self.attention_dropout is not None and not 0.0 <= self.attention_dropout < 1.0:
             raise ValueError(f"attention_dropout must be in [0, 1) or null, got {self.attention_dropout}")
 
@@ -63,7 +69,18 @@ class DataConfig:
     above 0 (likewise for test), that share of the training documents is held out instead.
     Batches hold `batch_size` documents of similar length: the shuffled documents are cut
     into chunks of `bucket_batches` batches and sorted by length within each chunk.
+    `num_proc` processes preprocess the documents (null: one per CPU, up to 4, for 512 or more
+    documents); `num_workers` processes collate batches while training.
     `oracle_size` and `soft_target_weight` decide the training targets (`labels()`).
+    `shuffle: epoch` reshuffles the training documents every epoch. `shuffle: fixed` shuffles
+    them once, when they are read, and then keeps their order: batches come from consecutive
+    chunks, so a run on the first N documents (`limit_train`, after that shuffle) is exactly
+    the first N documents of a run on all of them, which lets one pass give a learning curve.
+    `first_window_share` trains on one window of each document per epoch: its first with this
+    probability, else one of the others (null: every window). Classic BERTSUM reads only the
+    first 512 tokens; a share below 1 also shows the model later sentences at their places.
+    `untokenize` rejoins the contractions of PTB-tokenized text ("do n't" -> "don't"), which a
+    word-piece tokenizer reads differently from raw text.
     """
 
     train: str = "aclsum"
@@ -86,6 +103,10 @@ class DataConfig:
     eval_batch_size: int = 8
     bucket_batches: int = 32
     num_workers: int = 0
+    num_proc: int | None = None
+    shuffle: str = "epoch"
+    untokenize: bool = False
+    first_window_share: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("validation", "test"):
@@ -104,8 +125,14 @@ class DataConfig:
         for name in ("batch_size", "eval_batch_size", "bucket_batches"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.num_proc is not None and self.num_proc < 1:
+            raise ValueError(f"num_proc must be at least 1 or null, got {self.num_proc}")
         if self.num_workers < 0:
             raise ValueError(f"num_workers must be at least 0, got {self.num_workers}")
+        if self.first_window_share is not None and not 0.0 <= self.first_window_share <= 1.0:
+            raise ValueError(f"first_window_share must be in [0, 1] or null, got {self.first_window_share}")
+        if self.shuffle not in SHUFFLES:
+            raise ValueError(f"shuffle must be one of {', '.join(SHUFFLES)}, got {self.shuffle!r}")
 
     def labels(self) -> LabelConfig:
         """The training targets these settings ask for."""
@@ -117,7 +144,8 @@ class OptimConfig:
     """AdamW with its own learning rate for the encoder and the head, warmup then `scheduler`.
 
     `warmup_steps` (optimizer steps) wins over `warmup_ratio` (share of all steps) when set.
-    `scheduler` names one of transformers' schedules (see SCHEDULERS). `fused` runs AdamW as
+    `scheduler` names one of transformers' schedules (see SCHEDULERS); `inverse_sqrt` (BERTSUM's)
+    and the constant ones do not depend on the run's length. `fused` runs AdamW as
     one kernel over all parameters (on CPU and CUDA), several times faster than a loop.
     """
 
@@ -158,7 +186,7 @@ class TrainerConfig:
     strategy: str = "auto"
     devices: int | str | list[int] = "auto"
     num_nodes: int = 1
-    precision: str | int = "32-true"
+    precision: str | int = "32-true"  # "auto": bf16-mixed where the CPU or GPU computes bf16 natively
     accumulate_grad_batches: int = 1
     gradient_clip_val: float | None = 1.0
     gradient_clip_algorithm: str = "norm"
@@ -181,15 +209,19 @@ class CheckpointConfig:
     """Which validation metric picks the best checkpoint, and early stopping on it.
 
     `monitor` is val_rouge (mean of ROUGE-1, -2 and -Lsum F1), val_rouge1, val_rouge2,
-    val_rougeLsum or val_loss. `patience: null` turns early stopping off.
+    val_rougeLsum or val_loss. `patience: null` turns early stopping off. `every_n_steps`
+    also saves `last.ckpt` every N optimizer steps, so `--resume` loses at most N steps.
     """
 
     monitor: str = "val_rouge"
     patience: int | None = 3
     min_delta: float = 0.0
     save_top_k: int = 1
+    every_n_steps: int | None = None
 
     def __post_init__(self) -> None:
+        if self.every_n_steps is not None and self.every_n_steps < 1:
+            raise ValueError(f"every_n_steps must be at least 1 or null, got {self.every_n_steps}")
         if self.monitor not in MONITORS:
             raise ValueError(f"monitor must be one of {', '.join(MONITORS)}, got {self.monitor!r}")
         if self.patience is not None and self.patience < 1:
@@ -206,17 +238,20 @@ class CheckpointConfig:
 class OutputConfig:
     """Run directory `runs_dir/NAME` (checkpoints, logs) and where the best model is exported.
 
-    The export goes to `export_dir`, or with `default_model: true` to the default model
-    directory that `summarize` reads, or else to `runs_dir/NAME/model`.
+    The export goes to `export_dir`, else to `runs_dir/NAME/model`. `compact: true` exports
+    only what training changed (the head and the top `trainable_layers` layers, float16) over
+    the packaged encoder, as the built-in model is shipped. `snapshots` lists numbers of
+    training documents after which the model is also exported, to `runs_dir/NAME/model-N`.
     """
 
     runs_dir: str = "runs"
     export_dir: str | None = None
-    default_model: bool = False
+    compact: bool = False
+    snapshots: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.default_model and self.export_dir is not None:
-            raise ValueError("set either export_dir or default_model: true, not both")
+        if any(n < 1 for n in self.snapshots):
+            raise ValueError(f"snapshots must be positive numbers of documents, got {self.snapshots}")
 
 
 @dataclass
@@ -236,6 +271,11 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if not self.name or "/" in self.name or self.name in (".", ".."):
             raise ValueError(f"name must be a plain folder name, got {self.name!r}")
+        if self.output.compact and (self.model.encoder is not None or self.model.trainable_layers is None):
+            raise ConfigError("output.compact: needs model.encoder: null (the packaged encoder) and model.trainable_layers")
+        step = self.data.batch_size * self.trainer.accumulate_grad_batches
+        if any(n % step for n in self.output.snapshots):
+            raise ConfigError(f"output.snapshots: each must be a multiple of data.batch_size x accumulate_grad_batches ({step})")
 
     @property
     def run_dir(self) -> Path:
@@ -243,8 +283,6 @@ class TrainConfig:
 
     @property
     def export_dir(self) -> Path:
-        if self.output.default_model:
-            return default_model_dir()
         return Path(self.output.export_dir) if self.output.export_dir else self.run_dir / "model"
 
     def to_yaml(self) -> str:

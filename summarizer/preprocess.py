@@ -5,8 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import resource
 import shutil
+import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -115,6 +118,7 @@ def preprocess(
         num_proc = min(os.cpu_count() or 1, 4) if len(raw) >= 512 else 1
     if num_proc > 1:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    started = time.perf_counter()
     processed = raw.map(
         DocumentPreprocessor(tokenizer, features, labels, language),
         batched=True,
@@ -129,11 +133,20 @@ def preprocess(
     try:
         processed.save_to_disk(str(staging))
         os.replace(staging, cached)
+        print(_report(len(raw), num_proc, time.perf_counter() - started), file=sys.stderr)
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
         if not (cached / "dataset_info.json").exists():
             raise
     return datasets.load_from_disk(str(cached))
+
+
+def _report(documents: int, num_proc: int, seconds: float) -> str:
+    """One line on a finished preprocessing: its speed and its peak memory (resident set)."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    memory = f"peak memory {own:,.0f} MB" + (f" here, {workers:,.0f} MB in the largest worker" if num_proc > 1 else "")
+    return f"Preprocessed {documents:,} documents in {seconds:.0f} s with {num_proc} process{'es' if num_proc > 1 else ''}; {memory}"
 
 
 def _cache_key(

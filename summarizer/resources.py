@@ -30,14 +30,14 @@ def aclsum_dir() -> Path:
     return package_dir("aclsum", "aclsum") / "dataset"
 
 
-def default_model_dir() -> Path:
-    """Where the main job exports its model and where `summarize` looks for one.
+def builtin_model_dir() -> Path:
+    """The news model shipped inside the package (`configs/news.yaml`): a head and the top
+    encoder layers trained on CNN/DailyMail, over the packaged all-MiniLM-L6-v2."""
+    return Path(__file__).resolve().parent / "builtin" / "news"
 
-    `$BERTSUM_MODEL_DIR` if set, else `$XDG_DATA_HOME/bertsum/default-model`
-    (`~/.local/share/bertsum/default-model`).
-    """
+
+def default_model_dir() -> Path:
+    """The model `summarize` and `Summarizer.from_pretrained()` use when given none:
+    `$BERTSUM_MODEL_DIR` if set, else the built-in news model."""
     explicit = os.environ.get("BERTSUM_MODEL_DIR")
-    if explicit:
-        return Path(explicit).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home) / "bertsum" / "default-model"
+    return Path(explicit).expanduser() if explicit else builtin_model_dir()

@@ -39,7 +39,7 @@ from summarizer.datamodule import SummarizationDataModule
 from summarizer.data import Document, write_jsonl
 from summarizer.errors import InputError, first_line
 from summarizer.evaluate import Evaluation, evaluate
-from summarizer.model import ExtractiveSummarizer, load_tokenizer
+from summarizer.model import BASE_ENCODERS, ExtractiveSummarizer, freeze_encoder, load_tokenizer
 from summarizer.selection import SelectionConfig
 from summarizer.system import SummarizationSystem
 
@@ -65,18 +65,20 @@ def build_model(config: ModelConfig) -> ExtractiveSummarizer:
     if not encoder_dir.is_dir():
         raise InputError(f"model.encoder: {encoder_dir}: no such directory")
     try:
-        encoder_config = AutoConfig.from_pretrained(str(encoder_dir))
+        encoder_config = AutoConfig.from_pretrained(str(encoder_dir), trust_remote_code=False)
         if config.attention_dropout is not None:
             for name in ATTENTION_DROPOUT_SETTINGS:
                 if hasattr(encoder_config, name):
                     setattr(encoder_config, name, config.attention_dropout)
-        encoder = AutoModel.from_pretrained(str(encoder_dir), config=encoder_config)
+        encoder = AutoModel.from_pretrained(str(encoder_dir), config=encoder_config, trust_remote_code=False)
     except (OSError, ValueError) as error:
         raise InputError(f"model.encoder: {encoder_dir}: not a Hugging Face model: {first_line(error)}") from None
     pooler = getattr(encoder, "pooler", None)
     if isinstance(pooler, nn.Module):  # unused by the scores: frozen, so DDP expects no gradient
         pooler.requires_grad_(False)
     try:
+        if config.trainable_layers is not None:
+            freeze_encoder(encoder, config.trainable_layers)
         return ExtractiveSummarizer(encoder, config.summarizer_config())
     except ValueError as error:
         raise ConfigError(f"model: {error}") from None
@@ -101,12 +103,29 @@ def build_datamodule(config: TrainConfig, tokenizer: PreTrainedTokenizerBase) ->
     )
 
 
+def auto_precision(accelerator: str = "auto") -> str:
+    """bf16-mixed where bf16 matrix products run natively (a bf16 GPU, a CPU with AVX512-BF16
+    or AMX), else 32-true: a CPU without native bf16 instructions runs bf16 products far slower."""
+    if accelerator in ("auto", "gpu", "cuda") and torch.cuda.is_available():
+        return "bf16-mixed" if torch.cuda.is_bf16_supported() else "32-true"
+    capability = torch.backends.cpu.get_cpu_capability()
+    try:
+        flags = Path("/proc/cpuinfo").read_text().split()
+    except OSError:
+        flags = []
+    native = capability.startswith("AVX512") and ("avx512_bf16" in flags or "amx_bf16" in flags)
+    return "bf16-mixed" if native else "32-true"
+
+
 def build_trainer(config: TrainConfig, callbacks: Sequence[Callback], **settings: Any) -> pl.Trainer:
     """A Lightning trainer with `config.trainer`'s settings; `settings` add to them."""
     if config.trainer.enable_progress_bar:
         callbacks = [*callbacks, TQDMProgressBar()]
+    trainer_settings = asdict(config.trainer)
+    if trainer_settings["precision"] == "auto":
+        trainer_settings["precision"] = auto_precision(config.trainer.accelerator)
     try:
-        return pl.Trainer(**asdict(config.trainer), callbacks=list(callbacks), use_distributed_sampler=False, **settings)
+        return pl.Trainer(**trainer_settings, callbacks=list(callbacks), use_distributed_sampler=False, **settings)
     except (MisconfigurationException, ValueError, TypeError) as error:
         raise ConfigError(f"trainer: {error}") from None
 
@@ -137,10 +156,16 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
         monitor=monitor if validate else None,
         mode=config.checkpoint.mode,
         save_top_k=config.checkpoint.save_top_k if validate else 1,
-        save_last=True,
+        save_last=config.checkpoint.every_n_steps is None,  # else the periodic checkpoint writes last.ckpt
         auto_insert_metric_name=False,
     )
     trainer_callbacks: list[Callback] = [checkpoint, LearningRateMonitor(logging_interval="step"), *callbacks]
+    if config.checkpoint.every_n_steps is not None:
+        trainer_callbacks.append(
+            ModelCheckpoint(dirpath=checkpoints, every_n_train_steps=config.checkpoint.every_n_steps, save_top_k=0, save_last=True)
+        )
+    if config.output.snapshots:
+        trainer_callbacks.append(Snapshots(config, tokenizer))
     if validate and config.checkpoint.patience is not None:
         trainer_callbacks.append(
             EarlyStopping(
@@ -182,7 +207,7 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
             write_jsonl(config.run_dir / f"{split}.jsonl", documents)
         model = system.model.cpu().eval()
         try:
-            export_model(model, tokenizer, config.export_dir)
+            export_model(model, tokenizer, config.export_dir, config.output.compact)
         except OSError as error:
             raise InputError(f"output: cannot export the model to {config.export_dir} ({error}); the best checkpoint is {best}") from None
         if datamodule.has("test"):
@@ -255,8 +280,25 @@ def prepare_run_dir(config: TrainConfig, fresh: bool) -> None:
         raise InputError(f"output: cannot write the exported model beside {config.export_dir}: {parent} is not writable")
 
 
-def export_model(model: ExtractiveSummarizer, tokenizer: PreTrainedTokenizerBase, directory: Path) -> None:
-    """`model.save_pretrained` to `directory`, swapped into place once complete.
+class Snapshots(Callback):
+    """Exports the model to `runs_dir/NAME/model-N` once N training documents (`output.snapshots`) were read."""
+
+    def __init__(self, config: TrainConfig, tokenizer: PreTrainedTokenizerBase) -> None:
+        self.config = config
+        self.tokenizer = tokenizer
+        self.documents_per_step = config.data.batch_size * config.trainer.accumulate_grad_batches
+
+    def on_train_batch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule, *args: Any) -> None:
+        documents = trainer.global_step * self.documents_per_step * trainer.world_size
+        if documents in self.config.output.snapshots and trainer.is_global_zero:
+            model = pl_module.model
+            target = self.config.run_dir / f"model-{documents}"
+            if not target.exists():  # a resumed run may pass the same step again
+                export_model(model, self.tokenizer, target, self.config.output.compact)
+
+
+def export_model(model: ExtractiveSummarizer, tokenizer: PreTrainedTokenizerBase, directory: Path, compact: bool = False) -> None:
+    """`model.save_pretrained` (or `save_compact`) to `directory`, swapped into place once complete.
 
     The files go to a new directory beside `directory` first; then the old export is renamed
     away, the new one renamed in, and the old one deleted. A reader never finds a half-written
@@ -264,7 +306,10 @@ def export_model(model: ExtractiveSummarizer, tokenizer: PreTrainedTokenizerBase
     """
     staging = directory.with_name(f".{directory.name}.{uuid.uuid4().hex[:12]}")
     try:
-        model.save_pretrained(staging, tokenizer)
+        if compact:
+            model.save_compact(staging, BASE_ENCODERS[0])
+        else:
+            model.save_pretrained(staging, tokenizer)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

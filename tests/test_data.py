@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from summarizer.data import Document, load_documents, write_jsonl
+from summarizer.data import Document, load_documents, untokenize, untokenized, write_jsonl
 from summarizer.errors import InputError
 
 ROWS = [
@@ -344,3 +344,56 @@ def test_csv_with_a_document_longer_than_the_default_field_limit(tmp_path: Path)
         writer.writerow(["text", "summary"])
         writer.writerow([text, "A summary."])
     assert load_documents(path).documents[0].text == text.strip()
+
+
+# Row ranges and PTB text
+
+
+@pytest.mark.parametrize(("split", "ids"), [(":1", ["a"]), ("1:", ["b"]), ("0:2", ["a", "b"]), ("train", ["a", "b"])])
+def test_a_files_split_may_be_a_range_of_its_documents(tmp_path: Path, split: str, ids: list[str]) -> None:
+    path = _jsonl(tmp_path / "d.jsonl", ROWS)
+    assert [d.id for d in load_documents(path, split).documents] == ids
+
+
+def test_ranges_of_one_file_have_their_own_fingerprints(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "d.jsonl", ROWS)
+    assert load_documents(path, ":1").fingerprint != load_documents(path, "1:").fingerprint
+
+
+@pytest.mark.parametrize("split", ["1:x", "-1:", "1:2:3"])
+def test_a_bad_range_names_the_file(tmp_path: Path, split: str) -> None:
+    path = _jsonl(tmp_path / "d.jsonl", ROWS)
+    assert _error(path, split=split) == f"{path}: a file's split must be a range of documents such as 0:200 or 200:, got {split!r}"
+
+
+def test_an_empty_range_leaves_no_documents(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "d.jsonl", ROWS)
+    assert _error(path, split="5:") == f"{path}: no usable documents"
+
+
+@pytest.mark.parametrize(
+    ("ptb", "raw"),
+    [
+        ("he wo n't say it 's over , they 're sure", "he won't say it's over , they're sure"),
+        ("we ca n't , i 'm told , and you 'll see", "we can't , i'm told , and you'll see"),
+        ("a quote ' n't ' stays", "a quote ' n't ' stays"),
+        ("the 'sixties and rock 'n' roll", "the 'sixties and rock 'n' roll"),
+    ],
+)
+def test_untokenize_rejoins_contractions_only(ptb: str, raw: str) -> None:
+    assert untokenize(ptb) == raw
+
+
+def test_untokenized_text_reads_like_raw_text_to_the_tokenizer(tokenizer) -> None:
+    raw = "Don't worry, it's what they can't see."
+    ptb = "do n't worry , it 's what they ca n't see ."
+    assert tokenizer.tokenize(ptb) != tokenizer.tokenize(raw)
+    assert tokenizer.tokenize(untokenize(ptb)) == tokenizer.tokenize(raw)
+
+
+def test_untokenized_data_changes_every_field_and_the_fingerprint(tmp_path: Path) -> None:
+    rows = [{"id": "a", "article": ["it 's one .", "do n't ."], "highlights": "they 're here"}]
+    data = load_documents(_jsonl(tmp_path / "d.jsonl", rows))
+    (document,) = untokenized(data).documents
+    assert document.sentences == ["it's one .", "don't ."] and document.reference == "they're here"
+    assert untokenized(data).fingerprint != data.fingerprint

@@ -338,3 +338,84 @@ def test_trainer_settings_pass_through_overrides() -> None:
     assert config.selection.ratio == 0.4
     assert config.data.validation is None and config.data.validation_fraction == 0.1
     assert config.optim.scheduler == "cosine"
+
+
+# The CNN/DailyMail recipe: partly frozen encoder, one window per document, one pass in a fixed
+# order whose first N documents are a run of their own.
+
+ONE_PASS = (
+    "trainer.max_epochs=1",
+    "data.shuffle=fixed",
+    "data.batch_size=2",
+    "data.bucket_batches=2",
+    "data.first_window_share=0.5",
+    "model.features.max_window_tokens=64",
+    "model.features.max_tokens_per_sentence=30",
+    "model.trainable_layers=1",
+    "optim.scheduler=inverse_sqrt",
+    "optim.warmup_steps=2",
+)
+
+
+def test_only_the_top_layers_and_the_head_change(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
+    before = load_file(str(tiny_encoder_dir / "model.safetensors"))
+    result = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path, *ONE_PASS))
+    after = load_file(str(result.export_dir / "model.safetensors"))
+    changed = {k.removeprefix("encoder.") for k in after if k not in {f"encoder.{b}" for b in before} or not torch.equal(after[k], before[k.removeprefix("encoder.")])}
+    assert changed and all(k.startswith(("encoder.layer.1.", "head.")) for k in changed)
+    assert any(k.startswith("encoder.layer.1.") for k in changed)
+
+
+def test_the_first_documents_of_one_pass_are_a_run_of_their_own(
+    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path
+) -> None:
+    whole = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path / "all", *ONE_PASS, "output.snapshots=[8]"))
+    part = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path / "part", *ONE_PASS, "data.limit_train=8"))
+    snapshot = load_file(str(whole.run_dir / "model-8" / "model.safetensors"))
+    alone = load_file(str(part.export_dir / "model.safetensors"))
+    final = load_file(str(whole.export_dir / "model.safetensors"))
+    assert all(torch.equal(snapshot[k], alone[k]) for k in alone)
+    assert not all(torch.equal(final[k], alone[k]) for k in alone)
+
+
+class CrashMidEpoch(Callback):
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx: int) -> None:
+        if batch_idx == 5:
+            raise RuntimeError("simulated crash")
+
+
+def test_a_run_resumes_mid_epoch_from_its_last_periodic_checkpoint(
+    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path
+) -> None:
+    overrides = (*ONE_PASS, "checkpoint.every_n_steps=2")
+    unbroken = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path / "a", *overrides))
+    config = tiny_config(tiny_encoder_dir, synthetic, tmp_path / "b", *overrides)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        train(config, callbacks=[CrashMidEpoch()])
+    saved = torch.load(config.run_dir / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=False)
+    assert saved["global_step"] == 4
+    resumed = train(config, resume=True)
+    first = load_file(str(unbroken.export_dir / "model.safetensors"))
+    second = load_file(str(resumed.export_dir / "model.safetensors"))
+    assert all(torch.equal(first[k], second[k]) for k in first)
+
+
+def test_snapshots_must_fall_on_whole_steps(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"output.snapshots: each must be a multiple of .* \(4\)"):
+        tiny_config(tiny_encoder_dir, synthetic, tmp_path, "data.batch_size=2", "trainer.accumulate_grad_batches=2", "output.snapshots=[6]")
+
+
+def test_compact_export_needs_the_packaged_encoder_and_trainable_layers(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="output.compact: needs model.encoder: null"):
+        tiny_config(tiny_encoder_dir, synthetic, tmp_path, "output.compact=true", "model.trainable_layers=1")
+
+
+@pytest.mark.parametrize(
+    ("capability", "flags", "expected"),
+    [("AVX2", "avx2 fma", "32-true"), ("AVX512", "avx512f avx512bw", "32-true"), ("AVX512", "avx512f avx512_bf16", "bf16-mixed")],
+)
+def test_auto_precision_takes_bf16_only_where_the_cpu_computes_it(monkeypatch, capability: str, flags: str, expected: str) -> None:
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: capability)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(train_module.Path, "read_text", lambda self, *a, **k: f"flags : {flags}\n")
+    assert train_module.auto_precision() == expected

@@ -7,11 +7,13 @@ import random
 from pathlib import Path
 
 import pytest
+import torch
 from pytorch_lightning.utilities.rank_zero import rank_zero_only
 
 from summarizer.config import ConfigError, load_config
 from summarizer.data import Document, LoadedData
-from summarizer.datamodule import LengthGroupedSampler, _hold_out
+from summarizer.datamodule import LengthGroupedSampler, _hold_out, one_window
+from summarizer.model import InterSentenceHead, SummarizerConfig
 from summarizer.train import build_datamodule
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -29,8 +31,18 @@ def test_default_config_is_the_main_job() -> None:
     config = load_config(CONFIGS / "default.yaml")
     assert (config.data.train, config.data.validation, config.data.test) == ("aclsum",) * 3
     assert (config.data.validation_split, config.data.test_split) == ("validation", "test")
-    assert config.model.encoder is None and config.output.default_model
+    assert config.model.encoder is None and config.export_dir == Path("runs/default/model")
     assert config.selection.k == 3 and config.selection.trigram_blocking
+
+
+def test_cnndm_config_builds_the_builtin_model_and_its_learning_curve() -> None:
+    config = load_config(CONFIGS / "cnndm.yaml")
+    assert config.data.train.endswith("cnndm/train.jsonl") and config.data.shuffle == "fixed"
+    assert (config.data.validation_split, config.data.test_split) == (":300", "300:")
+    assert config.output.compact and config.model.trainable_layers == 2
+    assert config.optim.scheduler == "inverse_sqrt" and config.trainer.max_epochs == 1
+    chunk = config.data.batch_size * config.data.bucket_batches
+    assert config.output.snapshots == [1000, 4000, 16000] and all(n % chunk == 0 for n in config.output.snapshots)
 
 
 def test_yaml_values_and_overrides(tmp_path: Path) -> None:
@@ -118,3 +130,54 @@ def test_skipped_rows_are_reported_once_by_the_first_process(
     monkeypatch.setattr(rank_zero_only, "rank", 1)
     build_datamodule(config, tokenizer).setup("fit")
     assert "skipped" not in capsys.readouterr().err
+
+
+def test_kept_order_batches_of_a_prefix_do_not_depend_on_what_follows() -> None:
+    lengths = [random.Random(i).randint(10, 500) for i in range(40)]
+    whole = LengthGroupedSampler(lengths, 2, shuffle=True, seed=3, bucket_batches=4, keep_order=True).batches()
+    prefix = LengthGroupedSampler(lengths[:16], 2, shuffle=True, seed=3, bucket_batches=4, keep_order=True).batches()
+    assert whole[: len(prefix)] == prefix
+    assert sorted(i for batch in whole for i in batch) == list(range(40))
+    assert prefix != [[i, i + 1] for i in range(0, 16, 2)]  # batches are grouped by length, not in file order
+
+
+def test_a_resumed_epoch_skips_the_batches_already_trained() -> None:
+    lengths = list(range(20))
+    done = {"batches": 0}
+    sampler = LengthGroupedSampler(lengths, 2, shuffle=True, seed=1, start=lambda: done["batches"])
+    every = list(sampler)
+    done["batches"] = 3
+    assert list(sampler) == every[6:]
+
+
+def _row(windows: list[list[int]]) -> dict:
+    count = sum(map(len, windows))
+    return {
+        "id": "d",
+        "input_ids": [[7] * (len(positions) * 4) for positions in windows],
+        "cls_positions": windows,
+        "sentence_indices": list(range(count)),
+        "labels": [float(i) for i in range(count)],
+        "sentence_features": [[float(i), 0.0] for i in range(count)],
+    }
+
+
+def test_one_window_cuts_the_row_to_one_window_and_its_sentences() -> None:
+    row = _row([[0, 4], [0, 4, 8], [0]])
+    first = one_window(row, 1.0, random.Random(0))
+    assert first["first_sentence"] == 0 and first["labels"] == [0.0, 1.0] and len(first["input_ids"]) == 1
+    later = {one_window(row, 0.0, random.Random(seed))["first_sentence"] for seed in range(20)}
+    assert later == {2, 5}
+    cut = one_window(row, 0.0, random.Random(next(s for s in range(20) if one_window(row, 0.0, random.Random(s))["first_sentence"] == 2)))
+    assert cut["labels"] == [2.0, 3.0, 4.0] and cut["sentence_indices"] == [2, 3, 4]
+    assert cut["sentence_features"] == [[2.0, 0.0], [3.0, 0.0], [4.0, 0.0]] and cut["cls_positions"] == [[0, 4, 8]]
+    assert one_window(_row([[0, 4]]), 0.0, random.Random(0))["first_sentence"] == 0  # a single window is the first
+
+
+def test_the_head_places_each_row_at_its_first_sentence() -> None:
+    torch.manual_seed(0)
+    head = InterSentenceHead(8, SummarizerConfig(head="transformer", head_heads=2, head_feedforward=16, head_dropout=0.0)).eval()
+    sentences, mask = torch.randn(2, 3, 8), torch.ones(2, 3, dtype=torch.bool)
+    assert torch.equal(head(sentences, mask, torch.zeros(2, dtype=torch.long)), head(sentences, mask))
+    shifted = head(sentences, mask, torch.tensor([0, 5]))
+    assert torch.equal(shifted[0], head(sentences, mask)[0]) and not torch.allclose(shifted[1], head(sentences, mask)[1])
