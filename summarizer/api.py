@@ -17,7 +17,7 @@ from transformers import PreTrainedTokenizerBase
 from summarizer.batch import Batch, collate
 from summarizer.errors import InputError
 from summarizer.features import DocumentFeatures, FeatureBuilder
-from summarizer.model import ExtractiveSummarizer, load_tokenizer
+from summarizer.model import ExtractiveSummarizer, base_encoder_dir, load_tokenizer
 from summarizer.resources import default_model_dir
 from summarizer.selection import SelectionConfig, select_sentences
 from summarizer.sentences import split_sentences
@@ -93,7 +93,8 @@ class Summarizer:
             raise InputError(f"{directory}: no such model directory")
         try:
             model = ExtractiveSummarizer.from_pretrained(directory, device)
-            tokenizer = load_tokenizer(directory)
+            base = model.config.base_encoder  # a compact model reads its base encoder's tokenizer
+            tokenizer = load_tokenizer(base_encoder_dir(base) if base else directory)
         except InputError:
             raise
         except Exception as error:  # damaged files raise many types (OSError, ValueError, SafetensorError...)

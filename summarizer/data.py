@@ -95,8 +95,8 @@ def load_documents(
             if not skip_bad_rows:
                 raise
             skipped.append(str(error))
-    if str(spec) != "aclsum" and Path(spec).is_file() and split is not None and ":" in split:
-        documents = documents[_row_range(split, Path(spec))]
+    if split is not None and ":" in split and path.is_file():  # aclsum's splits never hold ":"
+        documents = documents[_row_range(split, path)]
     if not documents:
         raise InputError(f"{path}: no usable documents" + (f" ({len(skipped)} skipped)" if skipped else ""))
     key = json.dumps([str(spec), split, text_field, summary_field, skip_bad_rows, _stat(path)])

@@ -328,16 +328,6 @@ class ExtractiveSummarizer(nn.Module):
         return model.to(device).eval()
 
 
-def tokenizer_dir(directory: str | Path) -> Path:
-    """Where the tokenizer of the model in `directory` lies: beside it, or in its base encoder."""
-    directory = Path(directory)
-    try:
-        base = json.loads((directory / SETTINGS_FILE).read_text()).get("base_encoder")
-    except (OSError, ValueError, AttributeError):
-        base = None
-    return base_encoder_dir(base) if isinstance(base, str) else directory
-
-
 def load_tokenizer(directory: str | Path) -> PreTrainedTokenizerBase:
-    """The tokenizer saved beside a model (or an encoder directory), or its base encoder's."""
-    return AutoTokenizer.from_pretrained(str(tokenizer_dir(directory)), local_files_only=True, trust_remote_code=False)
+    """The tokenizer saved beside a model (or an encoder directory)."""
+    return AutoTokenizer.from_pretrained(str(directory), local_files_only=True, trust_remote_code=False)

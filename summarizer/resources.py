@@ -31,7 +31,7 @@ def aclsum_dir() -> Path:
 
 
 def builtin_model_dir() -> Path:
-    """The news model shipped inside the package (`configs/news.yaml`): a head and the top
+    """The news model shipped inside the package (`configs/cnndm.yaml`): a head and the top
     encoder layers trained on CNN/DailyMail, over the packaged all-MiniLM-L6-v2."""
     return Path(__file__).resolve().parent / "builtin" / "news"
 
