@@ -7,7 +7,7 @@ holds no per-call state, so one instance can serve several threads at once.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -15,7 +15,7 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from summarizer.batch import Batch, collate
-from summarizer.errors import InputError
+from summarizer.errors import InputError, first_line
 from summarizer.features import DocumentFeatures, FeatureBuilder
 from summarizer.model import ExtractiveSummarizer, base_encoder_dir, load_tokenizer
 from summarizer.resources import default_model_dir
@@ -25,6 +25,11 @@ from summarizer.sentences import split_sentences
 Text = str | Sequence[str]
 CHUNK_BATCHES = 8  # summarize_batch reads at most this many batches of documents ahead
 MAX_WINDOWS_PER_PASS = 32  # encoder windows per forward pass at inference
+# A longer document is scored in sections of this many sentences (centrality and the head's
+# attention within each, sentence positions true to the document), so that time and memory
+# grow linearly with its length. Longer than any document of the published evaluations.
+SECTION_SENTENCES = 512
+Progress = Callable[[int, int], None]  # (sentences scored, sentences in all) of the documents read so far
 
 
 @dataclass(frozen=True)
@@ -46,15 +51,25 @@ class Summary:
 
 
 @dataclass(frozen=True)
-class PreparedDocument:
-    """A document split into sentences and turned into encoder windows."""
+class Section:
+    """`size` sentences of a document from sentence `first` on, as encoder windows (indices
+    relative to `first`)."""
 
-    sentences: list[str]
+    first: int
+    size: int
     features: DocumentFeatures
 
     @property
     def num_tokens(self) -> int:
         return sum(len(window.input_ids) for window in self.features.windows)
+
+
+@dataclass(frozen=True)
+class PreparedDocument:
+    """A document split into sentences, its sections turned into encoder windows."""
+
+    sentences: list[str]
+    sections: list[Section]
 
 
 class Summarizer:
@@ -98,7 +113,7 @@ class Summarizer:
         except InputError:
             raise
         except Exception as error:  # damaged files raise many types (OSError, ValueError, SafetensorError...)
-            raise InputError(f"{directory}: cannot load the model: {error}") from None
+            raise InputError(f"{directory}: cannot load the model: {first_line(error)}") from error
         return cls(model, tokenizer)
 
     def summarize(
@@ -122,37 +137,59 @@ class Summarizer:
         max_words: int | None = None,
         trigram_blocking: bool = True,
         order: str = "document",
+        progress: Progress | None = None,
     ) -> Iterator[Summary]:
         """Summaries of `texts`, yielded lazily in input order.
 
         Reads at most `batch_size * CHUNK_BATCHES` documents ahead of what it has yielded and
-        batches documents of similar length together, so any number of documents fits in
-        bounded memory. Options are checked before any document is read.
+        batches documents (or sections of long ones) of similar length together, so any number
+        of documents fits in bounded memory. Options are checked before any document is read.
+        `progress(done, total)` hears of each batch scored: sentences of the documents read so far.
         """
         if isinstance(texts, str):
             raise TypeError("summarize_batch takes an iterable of documents; use summarize for one text")
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         selection = SelectionConfig(k, ratio, max_words, trigram_blocking, order)
-        return self._stream(iter(texts), batch_size, selection)
+        return self._stream(iter(texts), batch_size, selection, progress)
 
-    def _stream(self, texts: Iterator[Text], batch_size: int, selection: SelectionConfig) -> Iterator[Summary]:
+    def _stream(
+        self, texts: Iterator[Text], batch_size: int, selection: SelectionConfig, progress: Progress | None
+    ) -> Iterator[Summary]:
+        done = total = 0
         for start in itertools.count(0, batch_size * CHUNK_BATCHES):
             chunk = list(itertools.islice(texts, batch_size * CHUNK_BATCHES))
             if not chunk:
                 return
             prepared = self.prepare(chunk, first_position=start)
-            scores: list[list[float]] = [[] for _ in prepared]
-            for group in length_batches(prepared, batch_size):
-                for position, document_scores in zip(group, self.score([prepared[i] for i in group])):
-                    scores[position] = document_scores
-            for document, document_scores in zip(prepared, scores):
-                yield _summary(document, document_scores, selection)
+            sections = [section for document in prepared for section in document.sections]
+            total += sum(len(document.sentences) for document in prepared)
+            scores: dict[int, list[float]] = {}
+            for group in length_batches(sections, batch_size):
+                for position, section_scores in zip(group, self.score([sections[i] for i in group])):
+                    scores[position] = section_scores
+                if progress is not None:
+                    done += sum(sections[i].size for i in group)
+                    progress(done, total)
+            place = 0
+            for document in prepared:
+                count = len(document.sections)
+                yield _summary(document, [scores[place + j] for j in range(count)], selection)
+                place += count
 
     def prepare(self, texts: Sequence[Text], first_position: int = 0) -> list[PreparedDocument]:
-        """Split and tokenize documents (`first_position` numbers them in error messages)."""
+        """Split documents into sentences and sections and tokenize them (`first_position`
+        numbers the documents in error messages)."""
         documents = [self.sentences(text, first_position + i) for i, text in enumerate(texts)]
-        return [PreparedDocument(s, f) for s, f in zip(documents, self.builder.batch(documents))]
+        parts = [
+            (i, first, sentences[first : first + SECTION_SENTENCES])
+            for i, sentences in enumerate(documents)
+            for first in range(0, max(len(sentences), 1), SECTION_SENTENCES)
+        ]
+        sections: list[list[Section]] = [[] for _ in documents]
+        for (i, first, part), features in zip(parts, self.builder.batch([part for _, _, part in parts])):
+            sections[i].append(Section(first, len(part), features))
+        return [PreparedDocument(sentences, own) for sentences, own in zip(documents, sections)]
 
     def sentences(self, text: Text, position: int = 0) -> list[str]:
         """The sentences of a document given as text or as a list of sentences."""
@@ -162,34 +199,35 @@ class Summarizer:
             return list(text)
         raise TypeError(f"document {position}: expected text or a list of sentences, got {type(text).__name__}")
 
-    def collate(self, documents: Sequence[PreparedDocument]) -> Batch:
-        """One padded batch of the documents' windows, on the model's device."""
-        rows = [document.features.to_columns() for document in documents]
+    def collate(self, sections: Sequence[Section]) -> Batch:
+        """One padded batch of the sections' windows, on the model's device."""
+        rows = [{**section.features.to_columns(), "first_sentence": section.first} for section in sections]
         batch = collate(rows, self.pad_token_id, token_slots=self.model.config.pooling == "mean")
         return batch.to(self.device)
 
-    def score(self, documents: Sequence[PreparedDocument]) -> list[list[float]]:
+    def score(self, sections: Sequence[Section]) -> list[list[float]]:
         """Score of each scored sentence (in `features.sentence_indices` order), as one batch."""
-        scores: list[list[float]] = [[] for _ in documents]
-        present = [i for i, document in enumerate(documents) if document.features.sentence_indices]
+        scores: list[list[float]] = [[] for _ in sections]
+        present = [i for i, section in enumerate(sections) if section.features.sentence_indices]
         if not present:
             return scores
         with torch.inference_mode():
-            logits = self.model(self.collate([documents[i] for i in present]), self.max_windows_per_pass)
+            logits = self.model(self.collate([sections[i] for i in present]), self.max_windows_per_pass)
             probabilities = torch.sigmoid(logits.float()).cpu()
         for row, i in enumerate(present):
-            scores[i] = probabilities[row, : len(documents[i].features.sentence_indices)].tolist()
+            scores[i] = probabilities[row, : len(sections[i].features.sentence_indices)].tolist()
         return scores
 
 
-def length_batches(documents: Sequence[PreparedDocument], batch_size: int) -> list[list[int]]:
-    """Positions of `documents` grouped into batches of similar token counts."""
-    order = sorted(range(len(documents)), key=lambda i: documents[i].num_tokens)
+def length_batches(sections: Sequence[Section], batch_size: int) -> list[list[int]]:
+    """Positions of `sections` grouped into batches of similar token counts."""
+    order = sorted(range(len(sections)), key=lambda i: sections[i].num_tokens)
     return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 
 
-def _summary(document: PreparedDocument, scores: list[float], selection: SelectionConfig) -> Summary:
-    indices = document.features.sentence_indices
+def _summary(document: PreparedDocument, scores: list[list[float]], selection: SelectionConfig) -> Summary:
+    indices = [section.first + i for section in document.sections for i in section.features.sentence_indices]
+    scores = [score for section_scores in scores for score in section_scores]
     chosen = select_sentences(document.sentences, indices, scores, selection)
     by_index = dict(zip(indices, scores))
     return Summary(

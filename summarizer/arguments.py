@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+import traceback
+from collections.abc import Callable, Iterator
 
-from summarizer.errors import InputError, first_line
+from summarizer.errors import InputError, OutputError, first_line
+
+# Signals that end a run like an interrupt does: temporary files removed, status 128 + number.
+_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class UsageError(Exception):
     """Arguments that cannot work together."""
+
+
+class Terminated(BaseException):
+    """A SIGTERM or SIGHUP: unwinds the run (removing temporary files) like an interrupt."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def add_debug_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--debug", action="store_true", help="show the full detail and traceback of an error")
 
 
 def positive_int(value: str) -> int:
@@ -36,26 +55,57 @@ def fraction(value: str) -> float:
     return number
 
 
-def run_guarded(parser: argparse.ArgumentParser, run: Callable[[], int], report: Callable[[str], None]) -> int:
+def run_guarded(
+    parser: argparse.ArgumentParser, run: Callable[[], int], report: Callable[[str], None], debug: bool = False
+) -> int:
     """`run()`'s exit status; errors end with a one-line message on stderr, never a traceback.
 
-    Usage, model and data errors give 2, an interrupt 130, anything else 1 (a closed stdout quietly).
+    Usage, model and data errors give 2, an output that cannot be written 1, SIGINT 130, SIGTERM
+    143 and SIGHUP 129 (temporary files removed), a reader closing stdout 141 quietly, as for
+    Unix tools, anything else 1. `debug` adds the traceback (and the cause of a model error).
     """
     try:
-        return run()
+        with _ending_signals_raise():
+            return run()
     except UsageError as error:
         parser.print_usage(sys.stderr)
         report(f"error: {error}")
         return 2
-    except InputError as error:
+    except (InputError, OutputError) as error:
+        if debug and error.__cause__ is not None:
+            traceback.print_exception(error.__cause__)
         report(str(error))
-        return 2
+        return 2 if isinstance(error, InputError) else 1
     except KeyboardInterrupt:
         report("interrupted")
-        return 130
+        return 128 + signal.SIGINT
+    except Terminated as stop:
+        report(f"stopped by {stop}")
+        return 128 + stop.signum
     except BrokenPipeError:  # the reader of stdout went away (`... | head`)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except Exception as error:  # anything else still ends with a message, not a traceback
-        report(f"unexpected error: {type(error).__name__}: {first_line(error)}")
+        if debug:
+            traceback.print_exc()
+        report(f"unexpected error: {type(error).__name__}: {first_line(error)}" + ("" if debug else " (--debug shows more)"))
         return 1
+
+
+@contextlib.contextmanager
+def _ending_signals_raise() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise `Terminated` while the run lasts (in the main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise Terminated(signum)
+
+    previous = {number: signal.signal(number, stop) for number in _ENDING_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)

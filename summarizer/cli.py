@@ -2,7 +2,9 @@
 
 Each input file is one document. Exit status: 0 when every input was summarized, 1 when
 some input or output failed (each reported on stderr, the rest still summarized), 2 for
-usage errors and models that cannot be loaded.
+usage errors and models that cannot be loaded; 130, 143 and 129 when stopped by SIGINT,
+SIGTERM or SIGHUP, 141 when the reader of stdout goes away (quietly, as Unix tools do).
+Outputs appear whole or not at all; inputs are regular files or stdin, of bounded size.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import html
 import itertools
 import json
 import os
+import stat
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -22,15 +25,18 @@ from typing import IO
 from tqdm import tqdm
 
 from summarizer.api import Summarizer, Summary
-from summarizer.arguments import UsageError, fraction, positive_int, run_guarded
-from summarizer.errors import InputError
-from summarizer.files import atomic_writer
+from summarizer.arguments import UsageError, add_debug_flag, fraction, positive_int, run_guarded
+from summarizer.errors import InputError, OutputError
+from summarizer.files import atomic_writer, checked
 from summarizer.selection import ORDERS
 
 PROG = "summarize"
 FORMATS = ("text", "json", "jsonl", "html")
 EXTENSIONS = {"text": ".txt", "json": ".json", "jsonl": ".jsonl", "html": ".html"}
 STDIN = "-"
+MAX_INPUT_MB = 10  # default limit on one input's size
+PROGRESS_DELAY = 2.0  # seconds of work before a progress bar appears
+_FILE_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
     parser.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda (default cpu)")
+    parser.add_argument(
+        "--max-input-mb",
+        type=positive_int,
+        default=MAX_INPUT_MB,
+        help=f"refuse an input larger than this many megabytes (default {MAX_INPUT_MB})",
+    )
+    add_debug_flag(parser)
     return parser
 
 
@@ -76,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # argparse exits 2 on usage errors, 0 after --help
         return stop.code if isinstance(stop.code, int) else 2
-    return run_guarded(parser, lambda: _run(args), _report)
+    return run_guarded(parser, lambda: _run(args), _report, args.debug)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -94,16 +107,24 @@ def _run(args: argparse.Namespace) -> int:
         "trigram_blocking": not args.no_trigram_blocking,
         "order": args.order,
     }
-    # A progress bar on stderr when several files are summarized for a person at a terminal.
-    quiet = len(sources) < 2 or not sys.stderr.isatty()
-    progress = tqdm(total=len(sources), unit="file", file=sys.stderr, disable=quiet)
+    # A progress bar on stderr, for a person at a terminal, once the work takes a few seconds:
+    # files when there are several, else the sentences of the one document.
+    several = len(sources) > 1
+    progress = tqdm(
+        total=len(sources) if several else None,
+        unit="file" if several else "sentence",
+        file=sys.stderr,
+        disable=not sys.stderr.isatty(),
+        delay=PROGRESS_DELAY,
+    )
     pending: deque[Source] = deque()
+    limit = args.max_input_mb * 1_000_000
 
     def texts() -> Iterator[str]:
         nonlocal failed
         for source in sources:
             try:
-                text = read_text(source)
+                text = read_text(source, limit)
             except InputError as error:
                 _report(str(error))
                 progress.update()
@@ -112,8 +133,15 @@ def _run(args: argparse.Namespace) -> int:
             pending.append(source)
             yield text
 
-    summaries = summarizer.summarize_batch(texts(), args.batch_size, **options)
+    def sentences_scored(done: int, total: int) -> None:
+        progress.total, progress.n = total, done
+        progress.refresh()
+
+    summaries = summarizer.summarize_batch(
+        texts(), args.batch_size, progress=None if several else sentences_scored, **options
+    )
     results = ((pending.popleft(), summary) for summary in summaries)
+    advance = progress.update if several else lambda: None
     try:
         if to_directory:
             for source, summary in results:
@@ -121,16 +149,12 @@ def _run(args: argparse.Namespace) -> int:
                 try:
                     with atomic_writer(target) as out:
                         write_one(out, args.format, source, summary)
-                except OSError as error:
-                    _report(f"{target}: cannot write: {error.strerror or error}")
+                except OutputError as error:
+                    _report(str(error))
                     failed = True
-                progress.update()
+                advance()
         else:
-            try:
-                written = write_all(output, args.format, results, len(sources) > 1, progress.update)
-            except OSError as error:
-                _report(f"{output}: cannot write: {error.strerror or error}")
-                return 1
+            written = write_all(output, args.format, results, several, advance)
             failed = failed or not written
     finally:
         progress.close()
@@ -168,10 +192,10 @@ def collect_sources(inputs: list[str], exclude: Path | None = None) -> tuple[lis
                 _report(f"{path}: no files in this directory")
                 failed = True
             sources.extend(Source(file, str(file), file.relative_to(path)) for file in files)
-        elif path.exists():
+        elif path.is_file():
             sources.append(Source(path, str(path), Path(path.name)))
         else:
-            _report(f"{path}: no such file or directory")
+            _report(f"{path}: {_not_a_file(path)}")
             failed = True
     return sources, failed
 
@@ -195,12 +219,32 @@ def check_outputs(sources: list[Source], output: Path | None, output_format: str
         seen[target] = source.name
 
 
-def read_text(source: Source) -> str:
-    """The UTF-8 text of `source`; an `InputError` naming it when it is not usable text."""
+def _not_a_file(path: Path) -> str:
+    """Why `path`, neither a directory nor a regular file, is not read."""
     try:
-        data = sys.stdin.buffer.read() if source.path is None else source.path.read_bytes()
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "no such file or directory"
+    except OSError as error:
+        return f"cannot read: {error.strerror or error}"
+    kind = _FILE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
+    return f"{kind}, not a regular file; pipe it to standard input (-) instead"
+
+
+def read_text(source: Source, limit: int = MAX_INPUT_MB * 1_000_000) -> str:
+    """The UTF-8 text of `source` (at most `limit` bytes); an `InputError` naming it otherwise."""
+    try:
+        if source.path is None:
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with source.path.open("rb") as file:
+                data = file.read(limit + 1)
     except OSError as error:
         raise InputError(f"{source.name}: cannot read: {error.strerror or error}") from None
+    if len(data) > limit:
+        raise InputError(
+            f"{source.name}: larger than the input limit of {limit / 1_000_000:g} MB (raise it with --max-input-mb)"
+        )
     if b"\x00" in data:
         raise InputError(f"{source.name}: binary file, not text")
     try:
@@ -224,7 +268,7 @@ def write_all(
     A file target appears only when at least one summary was written.
     """
     if target is None:
-        return _write_stream(sys.stdout, output_format, results, several, advance)
+        return _write_stream(checked(sys.stdout, "standard output"), output_format, results, several, advance)
     first = next(results, None)
     if first is None:
         return False

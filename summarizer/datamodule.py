@@ -196,6 +196,7 @@ class SummarizationDataModule(pl.LightningDataModule):
         self.token_slots = token_slots
         self.seed = seed
         self.datasets: dict[str, datasets.Dataset] = {}
+        self.loaded: dict[str, LoadedData] = {}
 
     def prepare_data(self) -> None:
         """Read and preprocess every split, filling the feature cache."""
@@ -205,6 +206,14 @@ class SummarizationDataModule(pl.LightningDataModule):
         """Read and preprocess every split, unless this process already has."""
         if not self.datasets:
             self.datasets = self._preprocess_all()
+
+    def load(self) -> dict[str, LoadedData]:
+        """The documents of every split, read once; an `InputError` naming the first bad row.
+
+        Training calls it before anything else prints, so a data error is the only line."""
+        if not self.loaded:
+            self.loaded = self._load()
+        return self.loaded
 
     def has(self, split: str) -> bool:
         """Whether the configuration names documents for `split`."""
@@ -258,9 +267,10 @@ class SummarizationDataModule(pl.LightningDataModule):
     def _preprocess_all(self) -> dict[str, datasets.Dataset]:
         """Features of every split; training leaves out documents without a scored sentence."""
         labels = self.data.labels()
+        loaded, self.loaded = self.load(), {}  # the documents are not kept once their features are built
         out = {
             split: preprocess(documents, self.tokenizer, self.features, labels, language=self.language, num_proc=self.data.num_proc)
-            for split, documents in self._load().items()
+            for split, documents in loaded.items()
         }
         scored = [i for i, indices in enumerate(out["train"]["sentence_indices"]) if indices]
         if not scored:

@@ -1,8 +1,12 @@
-"""Errors about user input: their messages name the file, row or field at fault."""
+"""Errors about user input and output: their messages name the file, row or field at fault."""
 
 
 class InputError(ValueError):
     """Input the package cannot use; the message says where and why."""
+
+
+class OutputError(Exception):
+    """An output that cannot be written; the message names it."""
 
 
 def first_line(error: BaseException) -> str:

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from summarizer.api import Summarizer
-from summarizer.arguments import UsageError, fraction, positive_int, run_guarded
+from summarizer.arguments import UsageError, add_debug_flag, fraction, positive_int, run_guarded
 from summarizer.centrality import CENTRALITY_VERSION, most_central
 from summarizer.data import Document, load_documents
 from summarizer.oracle import greedy_oracle
@@ -124,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
     parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_debug_flag(parser)
     return parser
 
 
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:
         return stop.code if isinstance(stop.code, int) else 2
-    return run_guarded(parser, lambda: _run(args), _report)
+    return run_guarded(parser, lambda: _run(args), _report, args.debug)
 
 
 def _run(args: argparse.Namespace) -> int:

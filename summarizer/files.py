@@ -1,24 +1,100 @@
-"""Files that appear complete or not at all."""
+"""Outputs that appear whole or not at all; devices are written into, never replaced."""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+from summarizer.errors import OutputError
+
+# Paths under these name devices and open files (/dev/stdout, /proc/self/fd/1): never replaced.
+_SPECIAL_ROOTS = ("/dev/", "/proc/")
+
+
+class checked:  # noqa: N801 (used like a function)
+    """A text stream whose write errors are `OutputError`s naming `name`.
+
+    A reader that closed the pipe stays a `BrokenPipeError`, which callers end quietly on.
+    """
+
+    def __init__(self, out: IO[str], name: str) -> None:
+        self.out = out
+        self.name = name
+
+    def write(self, text: str) -> int:
+        with named(self.name):
+            return self.out.write(text)
+
+    def flush(self) -> None:
+        with named(self.name):
+            self.out.flush()
+
 
 @contextmanager
-def atomic_writer(target: Path) -> Iterator[IO[str]]:
-    """A text file that appears at `target` only once it is completely written."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+def named(name: str) -> Iterator[None]:
+    """OSErrors inside become `OutputError`s naming `name` (a closed pipe excepted)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(f"{name}: cannot write: {error.strerror or error}") from error
+
+
+def is_stream(target: Path) -> bool:
+    """Whether `target` is written into as it is: a path under /dev or /proc, or an existing
+    file that is neither regular nor a directory (a device, a FIFO, a socket)."""
+    if os.path.abspath(target).startswith(_SPECIAL_ROOTS):
+        return True
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:  # missing (to be created), or unreachable: the write will say why
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+@contextmanager
+def atomic_writer(target: Path) -> Iterator[checked]:
+    """A text file that appears at `target` only once it is completely written.
+
+    A regular file is written beside its target and renamed over it, so a reader sees the old
+    file or the new one, never a part; a symbolic link stays a link, the file it names is
+    replaced. A device, FIFO or /dev/stdout (`is_stream`) is written into, as `cat > target` does.
+    """
+    name = str(target)
+    if is_stream(target):
+        with named(name):
+            stream = open(target, "w", encoding="utf-8")
+        with stream:
+            yield checked(stream, name)  # errors of the caller's own work pass through unchanged
+            checked(stream, name).flush()
+        return
+    with named(name):
+        target = Path(os.path.realpath(target))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            yield out
-        os.replace(temporary, target)
+            yield checked(out, name)
+            checked(out, name).flush()
+        with named(name):
+            _publish(Path(temporary), target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _publish(temporary: Path, target: Path) -> None:
+    """Rename `temporary` to `target` with the replaced file's permissions, or a new file's."""
+    if target.exists():
+        os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+    else:  # mkstemp made it 0600; a new file gets what the umask allows
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+    os.replace(temporary, target)

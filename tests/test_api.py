@@ -86,8 +86,8 @@ def test_document_of_short_sentences_still_gets_a_summary(summarizer):
 def test_long_document_has_every_sentence_scored(summarizer):
     sentences = [f"Sentence number {i} talks about topic {i} at some length with details." for i in range(120)]
     prepared = summarizer.prepare([sentences])[0]
-    assert len(prepared.features.windows) > 3
-    assert all(len(window.input_ids) <= 512 for window in prepared.features.windows)
+    assert len(prepared.sections[0].features.windows) > 3
+    assert all(len(window.input_ids) <= 512 for window in prepared.sections[0].features.windows)
     summary = summarizer.summarize(sentences, k=3)
     assert None not in summary.sentence_scores
     assert len(summary.sentence_scores) == 120
@@ -179,7 +179,8 @@ def small_model(encoder_dir, **settings):
 def test_encoding_a_few_windows_at_a_time_equals_one_pass(tiny_encoder_dir, pooling):
     model = small_model(tiny_encoder_dir, head="transformer", pooling=pooling)
     summarizer = Summarizer(model, load_tokenizer(tiny_encoder_dir))
-    batch = summarizer.collate(summarizer.prepare([long_document(20), long_document(2), long_document(7)]))
+    prepared = summarizer.prepare([long_document(20), long_document(2), long_document(7)])
+    batch = summarizer.collate([section for document in prepared for section in document.sections])
     assert batch.input_ids.shape[0] > 6
     windows_per_call = []
     model.encoder.register_forward_pre_hook(
@@ -236,8 +237,8 @@ def test_distilbert_summarizer_scores_every_sentence_of_a_long_document(tiny_dis
     model.save_pretrained(tmp_path, load_tokenizer(tiny_distilbert_dir))
     summarizer = Summarizer.from_pretrained(tmp_path)
     prepared = summarizer.prepare([long_document(20)])[0]
-    assert len(prepared.features.windows) > 3
-    assert summarizer.collate([prepared]).token_type_ids is None
+    assert len(prepared.sections[0].features.windows) > 3
+    assert summarizer.collate(prepared.sections).token_type_ids is None
     summary = summarizer.summarize(long_document(20), k=3, trigram_blocking=False)
     assert len(summary.sentence_scores) == 20 and None not in summary.sentence_scores
     assert len(summary.indices) == 3

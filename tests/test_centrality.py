@@ -167,7 +167,7 @@ def test_the_model_language_chooses_the_stop_words(tiny_encoder_dir, tokenizer, 
     config = SummarizerConfig(language="german", features=FeatureConfig(centrality=True))
     ExtractiveSummarizer.from_encoder(tiny_encoder_dir, config).save_pretrained(tmp_path, tokenizer)
     prepared = Summarizer.from_pretrained(tmp_path).prepare([sentences])[0]
-    assert prepared.features.sentence_features == german
+    assert prepared.sections[0].features.sentence_features == german
     row = DocumentPreprocessor(tokenizer, config.features, None, "german")(
         {"id": ["d"], "text": [""], "sentences": [sentences], "reference": [""]}
     )
@@ -240,7 +240,7 @@ def test_models_keep_the_centrality_version_they_were_trained_with(tiny_encoder_
     settings = json.loads((tmp_path / SETTINGS_FILE).read_text())
     assert settings["features"]["centrality_version"] == CENTRALITY_VERSION
     sentences = ["Sales rose 12 percent in 2004.", "The 2004 budget grew by 12 million.", "Cats sleep all day long."]
-    assert Summarizer.from_pretrained(tmp_path).prepare([sentences])[0].features.sentence_features == (
+    assert Summarizer.from_pretrained(tmp_path).prepare([sentences])[0].sections[0].features.sentence_features == (
         sentence_centrality(sentences)
     )
 
@@ -249,7 +249,7 @@ def test_models_keep_the_centrality_version_they_were_trained_with(tiny_encoder_
     (tmp_path / SETTINGS_FILE).write_text(json.dumps(settings))
     old = Summarizer.from_pretrained(tmp_path)
     assert old.model.config.features.centrality_version == 1
-    assert old.prepare([sentences])[0].features.sentence_features == sentence_centrality(sentences, version=1)
+    assert old.prepare([sentences])[0].sections[0].features.sentence_features == sentence_centrality(sentences, version=1)
     assert sentence_centrality(sentences, version=1) != sentence_centrality(sentences)
 
 

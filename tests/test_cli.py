@@ -147,14 +147,14 @@ def test_unreadable_file(run, corpus):
 
 def test_read_errors_are_reported(run, corpus, monkeypatch):
     locked = corpus / "flood.txt"
-    read_bytes = Path.read_bytes
+    open_path = Path.open
 
-    def refuse(path):
+    def refuse(path, *args, **kwargs):
         if path == locked:
             raise PermissionError(13, "Permission denied")
-        return read_bytes(path)
+        return open_path(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(Path, "open", refuse)
     code, out, err = run(corpus)
     assert code == 1
     assert f"{locked}: cannot read: Permission denied" in err
@@ -229,8 +229,8 @@ def test_installed_command_exit_status(tiny_model_dir, corpus, tmp_path):
         (UsageError("bad pair"), 2, "error: bad pair"),
         (InputError("data.jsonl, line 3: malformed JSON"), 2, "data.jsonl, line 3: malformed JSON"),
         (KeyboardInterrupt(), 130, "interrupted"),
-        (RuntimeError("boom"), 1, "unexpected error: RuntimeError: boom"),
-        (BrokenPipeError(), 1, None),
+        (RuntimeError("boom"), 1, "unexpected error: RuntimeError: boom (--debug shows more)"),
+        (BrokenPipeError(), 141, None),
     ],
 )
 def test_errors_end_with_one_line_and_an_exit_status(error, status, message, tmp_path, monkeypatch, capsys):

@@ -270,7 +270,7 @@ def test_unusable_encoder_and_runs_dir_exit_2(
 @pytest.mark.parametrize(
     ("raised", "code", "stderr"),
     [
-        (RuntimeError("out of memory\nmore detail"), 1, "python -m summarizer.train: unexpected error: RuntimeError: out of memory\n"),
+        (RuntimeError("out of memory\nmore detail"), 1, "python -m summarizer.train: unexpected error: RuntimeError: out of memory (--debug shows more)\n"),
         (KeyboardInterrupt(), 130, "python -m summarizer.train: interrupted\n"),
     ],
 )
