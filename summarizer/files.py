@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -70,16 +71,18 @@ def atomic_writer(target: Path) -> Iterator[checked]:
     if is_stream(target):
         with named(name):
             stream = open(target, "w", encoding="utf-8")
-        with stream:
+        with _closing(stream):
             yield checked(stream, name)  # errors of the caller's own work pass through unchanged
             checked(stream, name).flush()
         return
     with named(name):
         target = Path(os.path.realpath(target))
+        if target.parent.exists() and not target.parent.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        with _closing(os.fdopen(handle, "w", encoding="utf-8")) as out:
             yield checked(out, name)
             checked(out, name).flush()
         with named(name):
@@ -87,6 +90,18 @@ def atomic_writer(target: Path) -> Iterator[checked]:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def _closing(stream: IO[str]) -> Iterator[IO[str]]:
+    """`stream`, closed at the end; closing after a failed write must not hide that error."""
+    try:
+        yield stream
+    finally:
+        try:
+            stream.close()
+        except OSError:  # data left in the buffer after a failed write: already reported
+            pass
 
 
 def _publish(temporary: Path, target: Path) -> None:

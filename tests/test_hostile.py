@@ -1,0 +1,314 @@
+"""Bad and hostile inputs: each ends with one line on stderr and its exit status, and nothing
+outside the output location is written or lost.
+
+Every case runs in a sandbox folder (an article, a copy of a tiny model, data files); the
+sandbox is compared, file by file, before and after.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shlex
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from safetensors.torch import load_file, save_file
+
+from summarizer import cli, evaluate
+from summarizer import train as train_module
+from summarizer.api import Summarizer
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "configs" / "tiny.yaml"
+ARTICLE = (
+    "The river flooded the old town on Tuesday night. "
+    "Hundreds of residents were moved to the school gym. "
+    "Officials said the water rose faster than expected. "
+    "Volunteers brought blankets and hot food."
+)
+ROW = {"id": "a", "text": ARTICLE, "summary": "The river flooded the old town on Tuesday night."}
+MARKER = "code-ran"  # written by the Python file of a hostile model directory, if it ever runs
+HOSTILE_CODE = f"from pathlib import Path\nPath(__file__).with_name({MARKER!r}).write_text('x')\n"
+is_root = os.geteuid() == 0
+LAUNCH = "from bertsum.launch import summarize; summarize()"  # what the installed command runs
+
+
+def edit_json(path: Path, **changes: object) -> None:
+    settings = json.loads(path.read_text())
+    settings.update(changes)
+    path.write_text(json.dumps(settings))
+
+
+def hostile(box: Path, file: str, **changes: object) -> None:
+    """A model directory whose `file` asks transformers to run the directory's own code."""
+    (box / "model" / "hostile.py").write_text(HOSTILE_CODE)
+    edit_json(box / "model" / file, **changes)
+
+
+def summarize(*args: object) -> Callable[[Path], tuple[str, list[str]]]:
+    return lambda box: ("summarize", [*map(str, args)])
+
+
+def in_box(setup: Callable[[Path], object], tool: str, *args: str) -> Callable[[Path], tuple[str, list[str]]]:
+    """A case that prepares the sandbox, then runs `tool` with `args` ("{box}" is the sandbox)."""
+
+    def build(box: Path) -> tuple[str, list[str]]:
+        setup(box)
+        return tool, [arg.format(box=box) for arg in args]
+
+    return build
+
+
+def write(name: str, data: bytes | str) -> Callable[[Path], object]:
+    def setup(box: Path) -> None:
+        path = box / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    return setup
+
+
+def jsonl(*rows: object) -> str:
+    return "".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows)
+
+
+def remove(name: str) -> Callable[[Path], object]:
+    return lambda box: [path.unlink() for path in (box / "model").glob(name)]
+
+
+def corrupt_weights(box: Path) -> None:
+    path = box / "model" / "model.safetensors"
+    path.write_bytes(path.read_bytes()[:200])
+
+
+def reshape_weight(box: Path) -> None:
+    path = box / "model" / "model.safetensors"
+    weights = load_file(str(path))
+    name = next(k for k in weights if k.startswith("head.") and k.endswith("weight") and weights[k].dim() == 2)
+    weights[name] = weights[name][:, :-1].contiguous()
+    save_file(weights, str(path))
+
+
+def train_args(data: str) -> list[str]:
+    return [
+        "--config", str(TINY), "model.encoder={box}/encoder", f"data.train={{box}}/{data}",
+        "data.validation=null", "data.test=null", "output.runs_dir={box}/runs",
+    ]  # fmt: skip
+
+
+# (case id, builder, exit status, what the one line on stderr says)
+CASES = [
+    # Inputs of `summarize`
+    ("latin-1", in_box(write("in.txt", "Caf\xe9 au lait. It is good.".encode("latin-1")), "summarize", "{box}/in.txt"), 1, "not valid UTF-8"),
+    ("binary", in_box(write("in.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "summarize", "{box}/in.png"), 1, "binary file"),
+    ("utf-16", in_box(write("in.txt", "Hello. World.".encode("utf-16")), "summarize", "{box}/in.txt"), 1, "binary file"),
+    ("empty", in_box(write("in.txt", ""), "summarize", "{box}/in.txt"), 1, "empty file"),
+    ("blank", in_box(write("in.txt", " \n\t\n"), "summarize", "{box}/in.txt"), 1, "empty file"),
+    ("bom only", in_box(write("in.txt", b"\xef\xbb\xbf"), "summarize", "{box}/in.txt"), 1, "empty file"),
+    ("missing", summarize("no-such-file.txt"), 1, "no-such-file.txt: no such file or directory"),
+    ("empty directory", in_box(lambda box: (box / "nothing").mkdir(), "summarize", "{box}/nothing"), 1, "no files in this directory"),
+    ("only hidden files", in_box(write("hid/.secret.txt", ARTICLE), "summarize", "{box}/hid"), 1, "no files in this directory"),
+    ("/dev/zero", summarize("/dev/zero"), 1, "/dev/zero: a character device, not a regular file"),
+    ("fifo", in_box(lambda box: os.mkfifo(box / "pipe"), "summarize", "{box}/pipe"), 1, "a FIFO, not a regular file"),
+    ("over the size limit", in_box(write("big.txt", "Word. " * 200_000), "summarize", "--max-input-mb", "1", "{box}/big.txt"), 1, "larger than the input limit of 1 MB"),
+    ("/dev/zero in a directory", in_box(lambda box: (box / "d").mkdir() or (box / "d" / "z.txt").symlink_to("/dev/zero"), "summarize", "{box}/d"), 1, "no files in this directory"),
+    ("broken link in a directory", in_box(lambda box: (box / "d").mkdir() or (box / "d" / "x.txt").symlink_to(box / "gone"), "summarize", "{box}/d"), 1, "no files in this directory"),
+    ("stdin twice", summarize("-", "-"), 2, "stdin (-) can be read only once"),
+    ("k 0", summarize("-k", "0", "x"), 2, "expected a whole number of at least 1"),
+    ("ratio 2", summarize("--ratio", "2", "x"), 2, "expected a number in (0, 1]"),
+    ("max-input-mb 0", summarize("--max-input-mb", "0", "x"), 2, "expected a whole number of at least 1"),
+    ("unknown format", summarize("--format", "pdf", "x"), 2, "invalid choice: 'pdf'"),
+    # Outputs of `summarize`
+    ("output overwrites its input", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "{box}/in.txt"), 2, "would overwrite its input"),
+    ("output under a file", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "{box}/in.txt/out.txt"), 1, "cannot write: Not a directory"),
+    ("output directory under a file", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "{box}/in.txt/sub/"), 1, "cannot write: Not a directory"),
+    ("device that is full", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "/dev/full"), 1, "/dev/full: cannot write: No space left on device"),
+    # Broken model directories
+    ("model missing", in_box(lambda box: None, "summarize", "--model", "absent", "{box}/a.txt"), 2, "absent: no such model directory"),
+    ("model is a file", in_box(write("in.txt", ARTICLE), "summarize", "--model", "{box}/in.txt", "{box}/in.txt"), 2, "not a bertsum model directory"),
+    ("model empty", in_box(lambda box: (box / "m").mkdir(), "summarize", "--model", "{box}/m", "{box}/a.txt"), 2, "not a bertsum model directory"),
+    ("settings not JSON", in_box(write("model/bertsum.json", "{oops"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "bertsum.json: invalid settings"),
+    ("settings a list", in_box(write("model/bertsum.json", "[1, 2]"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "bertsum.json: invalid settings"),
+    ("settings binary", in_box(write("model/bertsum.json", b"\xff\xfe\x00"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "bertsum.json: invalid settings"),
+    ("unknown head", in_box(lambda box: edit_json(box / "model/bertsum.json", head="evil"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "head must be one of"),
+    ("future format", in_box(lambda box: edit_json(box / "model/bertsum.json", format_version=99), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "model format 99 is not supported"),
+    ("base encoder path", in_box(lambda box: edit_json(box / "model/bertsum.json", base_encoder="../../etc"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "base_encoder must be one of"),
+    ("weights truncated", in_box(corrupt_weights, "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "cannot load the model"),
+    ("weights missing", in_box(lambda box: edit_json(box / "model/bertsum.json", head_layers=3), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "weights do not fit bertsum.json and config.json (missing: head.layers.layers.2"),
+    ("weights of another shape", in_box(reshape_weight, "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "weights do not fit bertsum.json and config.json (wrong shape"),
+    ("config missing", in_box(remove("config.json"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json is missing"),
+    ("config not JSON", in_box(write("model/config.json", "{"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON"),
+    ("tokenizer missing", in_box(remove("tokenizer*"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "no tokenizer (tokenizer_config.json is missing)"),
+    ("vocabulary missing", in_box(remove("tokenizer.json"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "no tokenizer vocabulary"),
+    # Hostile model directories: never a prompt, never their code
+    ("config auto_map", in_box(lambda box: hostile(box, "config.json", auto_map={"AutoModel": "hostile.Model"}), "summarize", "--model", "{box}/model", "-"), 2, "config.json: refused: it asks to run Python code"),
+    ("unknown model_type", in_box(lambda box: hostile(box, "config.json", model_type="hostile"), "summarize", "--model", "{box}/model", "-"), 2, "model_type 'hostile' is not one transformers knows"),
+    ("tokenizer auto_map", in_box(lambda box: hostile(box, "tokenizer_config.json", auto_map={"AutoTokenizer": ["hostile.T", None]}), "summarize", "--model", "{box}/model", "-"), 2, "tokenizer_config.json: refused"),
+    # evaluate
+    ("evaluate: missing data", in_box(lambda box: None, "evaluate", "--model", "{box}/model", "--data", "{box}/none.jsonl"), 2, "none.jsonl: no such file"),
+    ("evaluate: malformed line", in_box(write("d.jsonl", jsonl(ROW, "{nope")), "evaluate", "--model", "{box}/model", "--data", "{box}/d.jsonl"), 2, "d.jsonl, line 2: malformed JSON"),
+    ("evaluate: no summary field", in_box(write("d.jsonl", jsonl({"text": ARTICLE})), "evaluate", "--model", "{box}/model", "--data", "{box}/d.jsonl"), 2, "d.jsonl"),
+    ("evaluate: empty file", in_box(write("d.jsonl", ""), "evaluate", "--model", "{box}/model", "--data", "{box}/d.jsonl"), 2, "d.jsonl"),
+    ("evaluate: binary file", in_box(write("d.jsonl", b"\x00\x01\x02\xff"), "evaluate", "--model", "{box}/model", "--data", "{box}/d.jsonl"), 2, "d.jsonl"),
+    ("evaluate: aclsum without split", in_box(lambda box: None, "evaluate", "--model", "{box}/model", "--data", "aclsum"), 2, "--data aclsum needs --split"),
+    ("evaluate: hostile model", in_box(lambda box: hostile(box, "config.json", auto_map={"AutoConfig": "hostile.C"}), "evaluate", "--model", "{box}/model", "--data", "{box}/none.jsonl"), 2, "refused"),
+    # Training data
+    ("train: malformed line", in_box(write("t.jsonl", jsonl(ROW, "{nope")), "train", *train_args("t.jsonl")), 2, "data.train: {box}/t.jsonl, line 2: malformed JSON"),
+    ("train: missing field", in_box(write("t.jsonl", jsonl(ROW, {"id": "b", "text": ARTICLE})), "train", *train_args("t.jsonl")), 2, "data.train: {box}/t.jsonl"),
+    ("train: empty file", in_box(write("t.jsonl", ""), "train", *train_args("t.jsonl")), 2, "data.train: {box}/t.jsonl"),
+    ("train: missing file", in_box(lambda box: None, "train", *train_args("none.jsonl")), 2, "none.jsonl: no such file"),
+    ("train: not UTF-8", in_box(write("t.jsonl", '{"text": "Caf\xe9", "summary": "x"}\n'.encode("latin-1")), "train", *train_args("t.jsonl")), 2, "data.train: {box}/t.jsonl"),
+    ("train: hostile encoder", in_box(lambda box: (box / "encoder" / "config.json").write_text(json.dumps({"model_type": "hostile"})), "train", *train_args("t.jsonl")), 2, "model.encoder: {box}/encoder/config.json: refused"),
+]  # fmt: skip
+
+
+def snapshot(box: Path) -> dict[str, tuple[int, str]]:
+    """Every entry under `box` (links not followed): its kind and permissions, and content hash."""
+    entries = {}
+    for path in sorted(box.rglob("*")):
+        mode = path.lstat().st_mode
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if stat.S_ISREG(mode) else ""
+        entries[str(path.relative_to(box))] = (mode, digest)
+    return entries
+
+
+@pytest.fixture
+def box(tmp_path: Path, tiny_model_dir: Path, tiny_encoder_dir: Path) -> Path:
+    box = tmp_path / "box"
+    box.mkdir()
+    shutil.copytree(tiny_model_dir, box / "model")
+    shutil.copytree(tiny_encoder_dir, box / "encoder")
+    (box / "t.jsonl").write_text(jsonl(ROW))
+    (box / "a.txt").write_text(ARTICLE)
+    return box
+
+
+TOOLS = {"summarize": cli.main, "evaluate": evaluate.main, "train": train_module.main}
+
+
+@pytest.mark.parametrize(("build", "status", "message"), [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+def test_bad_input_ends_with_one_line(build, status, message, box, capfd, monkeypatch):
+    monkeypatch.chdir(box)
+    # A hostile model would be asked "run its code? [y/N]" on stdin: answer yes, and be refused anyway.
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"y\n" + ARTICLE.encode())))
+    tool, argv = build(box)
+    before = snapshot(box)
+    assert TOOLS[tool](argv) == status
+    out, err = capfd.readouterr()
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err
+    if status == 2 and lines and lines[0].startswith("usage:"):
+        lines = [line for line in lines if "error:" in line]  # usage errors: the usage, then the error
+    assert len(lines) == 1, err
+    assert message.format(box=box) in lines[0]
+    assert out == ""
+    assert snapshot(box) == before  # nothing written, nothing lost, no temporary file left
+    assert not list(box.rglob(MARKER))
+
+
+
+# Outputs that are not regular files are written into, never replaced.
+
+
+def run_summarize(box: Path, *args: object) -> int:
+    return cli.main(["--model", str(box / "model"), str(box / "a.txt"), *map(str, args)])
+
+
+@pytest.mark.skipif(not is_root, reason="making a character device needs root")
+def test_a_device_output_is_written_into_not_replaced(box):
+    null = box / "null"
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a second /dev/null
+    assert run_summarize(box, "-o", null) == 0
+    assert stat.S_ISCHR(null.lstat().st_mode)
+    assert sorted(p.name for p in box.iterdir()) == ["a.txt", "encoder", "model", "null", "t.jsonl"]
+
+
+def test_a_fifo_output_is_written_into(box):
+    fifo = box / "fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    assert run_summarize(box, "-o", fifo, "-k", "2") == 0
+    reader.join(timeout=30)
+    assert len(received[0].splitlines()) == 2 and stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_dev_stdout_as_output_works_as_for_cat(box):
+    done = subprocess.run(
+        [sys.executable, "-c", LAUNCH, "--model", box / "model", box / "a.txt", "-k", "2", "-o", "/dev/stdout"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 2
+    assert Path("/dev/stdout").is_symlink() or not Path("/dev/stdout").is_file()
+
+
+def test_a_linked_output_stays_a_link_and_a_new_file_gets_the_usual_permissions(box):
+    (box / "out.txt").write_text("old")
+    (box / "link.txt").symlink_to("out.txt")
+    assert run_summarize(box, "-o", box / "link.txt", "-k", "1") == 0
+    assert (box / "link.txt").is_symlink() and len((box / "out.txt").read_text().splitlines()) == 1
+    umask = os.umask(0o022)
+    try:
+        assert run_summarize(box, "-o", box / "new.txt") == 0
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE((box / "new.txt").stat().st_mode) == 0o644
+
+
+# Clean failure: signals, a closed pipe.
+
+
+def test_sigterm_while_writing_removes_the_temporary_file(box, monkeypatch, capsys):
+    documents = box / "docs"
+    documents.mkdir()
+    for n in range(3):
+        (documents / f"{n}.txt").write_text(ARTICLE)
+    summarize_batch = Summarizer.summarize_batch
+
+    def stopped_after_one(self, *args, **kwargs):
+        for count, summary in enumerate(summarize_batch(self, *args, **kwargs)):
+            if count == 1:  # the output file is open, one summary in it
+                assert list(box.glob(".out.txt.*.tmp"))
+                os.kill(os.getpid(), signal.SIGTERM)
+            yield summary
+
+    monkeypatch.setattr(Summarizer, "summarize_batch", stopped_after_one)
+    assert cli.main(["--model", str(box / "model"), str(documents), "-o", str(box / "out.txt")]) == 143
+    assert capsys.readouterr().err == "summarize: stopped by SIGTERM\n"
+    assert not list(box.glob("*out.txt*"))
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the handler lasts only as long as the run
+
+
+def test_a_reader_closing_the_pipe_ends_the_run_quietly(box):
+    documents = box / "docs"
+    documents.mkdir()
+    for n in range(40):
+        (documents / f"{n:02d}.txt").write_text(ARTICLE)
+    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(LAUNCH)} --model {box / 'model'} {documents} | head -1"
+    done = subprocess.run(["bash", "-c", f"{command}; echo ${{PIPESTATUS[0]}} >&2"], capture_output=True, text=True, timeout=120)
+    assert done.stdout == f"==> {documents / '00.txt'} <==\n"
+    assert done.stderr == "141\n"  # 128 + SIGPIPE, as for cat, and not a word
+
+
+def test_debug_shows_the_cause_of_a_model_error(box, capsys):
+    corrupt_weights(box)
+    assert run_summarize(box) == 2
+    plain = capsys.readouterr().err
+    assert plain.count("\n") == 1 and "cannot load the model" in plain
+    assert run_summarize(box, "--debug") == 2
+    detailed = capsys.readouterr().err
+    assert detailed.startswith("Traceback") and detailed.endswith(plain)
