@@ -27,6 +27,7 @@ from safetensors.torch import load_file, save_file
 from summarizer import cli, evaluate
 from summarizer import train as train_module
 from summarizer.api import Summarizer
+from summarizer.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "tiny.yaml"
@@ -312,3 +313,34 @@ def test_debug_shows_the_cause_of_a_model_error(box, capsys):
     assert run_summarize(box, "--debug") == 2
     detailed = capsys.readouterr().err
     assert detailed.startswith("Traceback") and detailed.endswith(plain)
+
+
+# The library: the same one-line errors, as exceptions.
+
+LIBRARY_CASES = [
+    ("text of a number", lambda s: s.summarize(123), TypeError, "document 0: expected text or a list of sentences, got int"),
+    ("bytes", lambda s: s.summarize(b"Some text. More text."), TypeError, "got bytes"),
+    ("a sentence that is not text", lambda s: s.summarize(["Fine.", 5]), TypeError, "got list"),
+    ("one string to summarize_batch", lambda s: list(s.summarize_batch("A text.")), TypeError, "use summarize for one text"),
+    ("batch size 0", lambda s: s.summarize_batch([ARTICLE], batch_size=0), ValueError, "batch_size must be at least 1"),
+    ("k 0", lambda s: s.summarize(ARTICLE, k=0), ValueError, "k"),
+    ("ratio 2", lambda s: s.summarize(ARTICLE, ratio=2.0), ValueError, "ratio"),
+    ("unknown order", lambda s: s.summarize(ARTICLE, order="random"), ValueError, "order"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [case[1:] for case in LIBRARY_CASES], ids=[case[0] for case in LIBRARY_CASES])
+def test_library_misuse_raises_one_line(call, error, message, tiny_model_dir):
+    with pytest.raises(error) as raised:
+        call(Summarizer.from_pretrained(tiny_model_dir))
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("file", ["config.json", "tokenizer_config.json"])
+def test_library_refuses_a_hostile_model_without_asking(file, box, monkeypatch):
+    hostile(box, file, auto_map={"AutoConfig": "hostile.C", "AutoModel": "hostile.M", "AutoTokenizer": ["hostile.T", None]})
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"y\ny\ny\n")))
+    with pytest.raises(InputError, match=f"{file}: refused") as raised:
+        Summarizer.from_pretrained(box / "model")
+    assert "\n" not in str(raised.value) and not list(box.rglob(MARKER))
+    assert sys.stdin.read() == "y\ny\ny\n"  # nothing was asked
