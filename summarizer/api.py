@@ -25,7 +25,7 @@ from summarizer.sentences import split_sentences
 Text = str | Sequence[str]
 CHUNK_BATCHES = 8  # summarize_batch reads at most this many batches of documents ahead
 MAX_WINDOWS_PER_PASS = 32  # encoder windows per forward pass at inference
-# A longer document is scored in sections of this many sentences (centrality and the head's
+# A longer document is scored in sections of at most this many sentences (centrality and the head's
 # attention within each, sentence positions true to the document), so that time and memory
 # grow linearly with its length. Longer than any document of the published evaluations.
 SECTION_SENTENCES = 512
@@ -182,9 +182,10 @@ class Summarizer:
         numbers the documents in error messages)."""
         documents = [self.sentences(text, first_position + i) for i, text in enumerate(texts)]
         parts = [
-            (i, first, sentences[first : first + SECTION_SENTENCES])
+            (i, first, sentences[first : first + size])
             for i, sentences in enumerate(documents)
-            for first in range(0, max(len(sentences), 1), SECTION_SENTENCES)
+            for size in [section_size(len(sentences))]
+            for first in range(0, max(len(sentences), 1), size)
         ]
         sections: list[list[Section]] = [[] for _ in documents]
         for (i, first, part), features in zip(parts, self.builder.batch([part for _, _, part in parts])):
@@ -217,6 +218,13 @@ class Summarizer:
         for row, i in enumerate(present):
             scores[i] = probabilities[row, : len(sections[i].features.sentence_indices)].tolist()
         return scores
+
+
+def section_size(sentences: int) -> int:
+    """Sentences per section of a document: as even as the fewest sections of at most
+    SECTION_SENTENCES allow (513 sentences give 257 and 256, not 512 and 1)."""
+    sections = max(1, -(-sentences // SECTION_SENTENCES))
+    return max(1, -(-sentences // sections))
 
 
 def length_batches(sections: Sequence[Section], batch_size: int) -> list[list[int]]:

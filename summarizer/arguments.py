@@ -72,8 +72,8 @@ def run_guarded(
         report(f"error: {error}")
         return 2
     except (InputError, OutputError) as error:
-        if debug and error.__cause__ is not None:
-            traceback.print_exception(error.__cause__)
+        if debug:
+            traceback.print_exception(error)
         report(str(error))
         return 2 if isinstance(error, InputError) else 1
     except KeyboardInterrupt:
@@ -95,15 +95,26 @@ def run_guarded(
 
 @contextlib.contextmanager
 def _ending_signals_raise() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise `Terminated` while the run lasts (in the main thread only)."""
+    """SIGTERM and SIGHUP raise `Terminated` while the run lasts (in the main thread only).
+
+    A signal set to be ignored (`nohup`) stays ignored; a forked worker that inherits the
+    handler ends as the signal's default action would, without a traceback of its own.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    owner = os.getpid()
 
     def stop(signum: int, frame: object) -> None:
+        if os.getpid() != owner:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         raise Terminated(signum)
 
-    previous = {number: signal.signal(number, stop) for number in _ENDING_SIGNALS}
+    previous = {
+        number: signal.signal(number, stop) for number in _ENDING_SIGNALS if signal.getsignal(number) != signal.SIG_IGN
+    }
     try:
         yield
     finally:

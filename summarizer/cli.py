@@ -134,8 +134,8 @@ def _run(args: argparse.Namespace) -> int:
             yield text
 
     def sentences_scored(done: int, total: int) -> None:
-        progress.total, progress.n = total, done
-        progress.refresh()
+        progress.total = total
+        progress.update(done - progress.n)  # drawn only after PROGRESS_DELAY
 
     summaries = summarizer.summarize_batch(
         texts(), args.batch_size, progress=None if several else sentences_scored, **options
@@ -301,6 +301,7 @@ def _write_stream(
         advance()
     if count:
         out.write({"json": "\n]\n", "html": _HTML_TAIL}.get(output_format, ""))
+        out.flush()  # within the run, so that a failure here is reported like any other
     return count > 0
 
 

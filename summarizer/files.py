@@ -13,8 +13,8 @@ from typing import IO
 
 from summarizer.errors import OutputError
 
-# Paths under these name devices and open files (/dev/stdout, /proc/self/fd/1): never replaced.
-_SPECIAL_ROOTS = ("/dev/", "/proc/")
+# Paths that name open files (/dev/stdout, /proc/self/fd/1), even where they lead to a regular file.
+_OPEN_FILE_PATHS = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/")
 
 
 class checked:  # noqa: N801 (used like a function)
@@ -48,9 +48,10 @@ def named(name: str) -> Iterator[None]:
 
 
 def is_stream(target: Path) -> bool:
-    """Whether `target` is written into as it is: a path under /dev or /proc, or an existing
-    file that is neither regular nor a directory (a device, a FIFO, a socket)."""
-    if os.path.abspath(target).startswith(_SPECIAL_ROOTS):
+    """Whether `target` is written into as it is: a path naming an open file (/dev/stdout,
+    /dev/fd/N, /proc/...), or an existing file that is neither regular nor a directory (a
+    device, a FIFO, a socket)."""
+    if os.path.abspath(target).startswith(_OPEN_FILE_PATHS):
         return True
     try:
         mode = os.stat(target).st_mode
@@ -65,12 +66,14 @@ def atomic_writer(target: Path) -> Iterator[checked]:
 
     A regular file is written beside its target and renamed over it, so a reader sees the old
     file or the new one, never a part; a symbolic link stays a link, the file it names is
-    replaced. A device, FIFO or /dev/stdout (`is_stream`) is written into, as `cat > target` does.
+    replaced. A device, FIFO or /dev/stdout (`is_stream`) is written into, as `cat >> target`
+    does: appending, so that a file stdout points to (`summarize -o /dev/stdout >> log`) keeps
+    what it held.
     """
     name = str(target)
     if is_stream(target):
         with named(name):
-            stream = open(target, "w", encoding="utf-8")
+            stream = open(target, "a", encoding="utf-8")
         with _closing(stream):
             yield checked(stream, name)  # errors of the caller's own work pass through unchanged
             checked(stream, name).flush()
@@ -80,15 +83,18 @@ def atomic_writer(target: Path) -> Iterator[checked]:
         if target.parent.exists() and not target.parent.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
         target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temporary = None
     try:
+        with named(name):
+            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         with _closing(os.fdopen(handle, "w", encoding="utf-8")) as out:
             yield checked(out, name)
             checked(out, name).flush()
         with named(name):
             _publish(Path(temporary), target)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)
         raise
 
 
@@ -109,7 +115,18 @@ def _publish(temporary: Path, target: Path) -> None:
     if target.exists():
         os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
     else:  # mkstemp made it 0600; a new file gets what the umask allows
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
+        os.chmod(temporary, 0o666 & ~_umask())
     os.replace(temporary, target)
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (other threads may be creating files)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    umask = os.umask(0o022)  # where /proc is absent: briefly set, then restored
+    os.umask(umask)
+    return umask

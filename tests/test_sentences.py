@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -103,6 +105,18 @@ def test_equals_punkt_applied_line_by_line(lines: list[str]) -> None:
     punkt = punkt_tokenizer("english")
     expected = [s for line in lines if line.strip() for s in punkt.tokenize(line.strip())]
     assert split_sentences("\n".join(lines)) == expected
+
+
+_SENTENCES = st.lists(_PIECES, max_size=5).map(lambda pieces: " ".join(["The", *pieces, "end."]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_SENTENCES, min_size=1, max_size=40).map(" ".join))
+def test_a_line_read_in_windows_splits_as_the_whole_line(line: str) -> None:
+    """Windows end between words, so every break Punkt decides inside one is decided as it would be
+    on the whole line (windows of 120 characters here hold several sentence ends)."""
+    with patch("summarizer.sentences.MAX_PIECE_CHARS", 120):
+        assert split_sentences(line) == punkt_tokenizer("english").tokenize(line.strip())
 
 
 def test_a_long_line_reaches_punkt_in_short_pieces(monkeypatch):
