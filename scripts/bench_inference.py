@@ -7,8 +7,6 @@ documents per second for both, their ratio (target: at least 0.85) and peak memo
     python scripts/bench_inference.py [--model DIR] [--data FILE.jsonl] [--limit N] [--batch-size 16]
 
 Without --model, MiniLM (`default_encoder_dir()`) is wrapped into an untrained summarizer.
-Also times `summarize_batch` with encoder calls padded to their longest window whatever the
-padding (PASS_PADDING = 1), as before windows were grouped by length.
 """
 
 from __future__ import annotations
@@ -26,8 +24,7 @@ import torch
 
 from summarizer.api import CHUNK_BATCHES, Summarizer, length_batches
 from summarizer.batch import Batch
-from summarizer import model as model_module
-from summarizer.model import HEADS, PASS_PADDING, ExtractiveSummarizer, SummarizerConfig, encoder_passes, load_tokenizer
+from summarizer.model import HEADS, ExtractiveSummarizer, SummarizerConfig, load_tokenizer
 from summarizer.resources import default_encoder_dir
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news" / "validation.jsonl"
@@ -46,11 +43,10 @@ def encoder_batches(summarizer: Summarizer, texts: list[str], batch_size: int) -
     batches = []
     for start in range(0, len(texts), batch_size * CHUNK_BATCHES):
         prepared = summarizer.prepare(texts[start : start + batch_size * CHUNK_BATCHES])
-        sections = [section for document in prepared for section in document.sections]
-        for group in length_batches(sections, batch_size):
-            scored = [sections[i] for i in group if sections[i].features.windows]
-            if scored:
-                batches.append(summarizer.collate(scored))
+        for group in length_batches(prepared, batch_size):
+            documents = [prepared[i] for i in group if prepared[i].features.windows]
+            if documents:
+                batches.append(summarizer.collate(documents))
     return batches
 
 
@@ -58,9 +54,10 @@ def bare_forward(summarizer: Summarizer, batches: list[Batch]) -> None:
     """The encoder calls `summarize_batch` makes: at most `max_windows_per_pass` windows each."""
     with torch.inference_mode():
         for batch in batches:
-            for rows in encoder_passes(batch.attention_mask, summarizer.max_windows_per_pass):
-                length = int(batch.attention_mask[rows].sum(dim=1).max())
-                summarizer.model.encoder(**batch.encoder_inputs(rows, length))
+            windows = batch.input_ids.shape[0]
+            step = summarizer.max_windows_per_pass or windows
+            for start in range(0, windows, step):
+                summarizer.model.encoder(**batch.encoder_inputs(start, start + step))
 
 
 def best_times(runs: list[Callable[[], object]], repeats: int) -> list[float]:
@@ -102,27 +99,10 @@ def main() -> None:
     batches = encoder_batches(summarizer, texts, args.batch_size)
     windows = sum(batch.input_ids.shape[0] for batch in batches)
     tokens = sum(int(batch.attention_mask.sum()) for batch in batches)
-    padded = sum(
-        len(rows) * int(batch.attention_mask[rows].sum(dim=1).max())
-        for batch in batches
-        for rows in encoder_passes(batch.attention_mask, summarizer.max_windows_per_pass)
-    )
+    padded = sum(batch.input_ids.numel() for batch in batches)
 
-    def padded_to_the_longest() -> None:
-        """summarize_batch as before length-grouped encoder calls: up to 32 windows a call,
-        padded to the longest of them."""
-        model_module.PASS_PADDING = 1.0
-        try:
-            list(summarizer.summarize_batch(texts, args.batch_size))
-        finally:
-            model_module.PASS_PADDING = PASS_PADDING
-
-    bare, end_to_end, ungrouped = best_times(
-        [
-            lambda: bare_forward(summarizer, batches),
-            lambda: list(summarizer.summarize_batch(texts, args.batch_size)),
-            padded_to_the_longest,
-        ],
+    bare, end_to_end = best_times(
+        [lambda: bare_forward(summarizer, batches), lambda: list(summarizer.summarize_batch(texts, args.batch_size))],
         args.repeats,
     )
 
@@ -131,7 +111,6 @@ def main() -> None:
     print(f"bare encoder forward: {len(texts) / bare:8.2f} docs/s ({bare:.1f} s)")
     print(f"summarize_batch:      {len(texts) / end_to_end:8.2f} docs/s ({end_to_end:.1f} s)")
     print(f"end to end / bare:    {bare / end_to_end:8.1%} (target >= 85%)")
-    print(f"without length-grouped encoder calls: {len(texts) / ungrouped:.2f} docs/s; grouping gives {ungrouped / end_to_end:.2f}x")
     print(f"peak RSS: {peak_rss_mib():.0f} MiB ({rss_loaded:.0f} MiB after loading the model)")
 
 

@@ -39,14 +39,16 @@ class Batch:
         }
         return Batch(**moved)
 
-    def encoder_inputs(self, rows: torch.Tensor | slice = slice(None), length: int | None = None) -> dict[str, torch.Tensor]:
-        """The encoder's keyword arguments for windows `rows` (all by default), cut to their first
-        `length` tokens (all by default). `token_type_ids` is included only for encoders that take it."""
-        columns = slice(None, length)
-        inputs = {"input_ids": self.input_ids[rows, columns], "attention_mask": self.attention_mask[rows, columns]}
+    def encoder_inputs(self, start: int = 0, end: int | None = None) -> dict[str, torch.Tensor]:
+        """The encoder's keyword arguments for windows `start:end` (all by default).
+
+        `token_type_ids` is included only for encoders that take it.
+        """
+        inputs = {"input_ids": self.input_ids[start:end], "attention_mask": self.attention_mask[start:end]}
         if self.token_type_ids is not None:
-            inputs["token_type_ids"] = self.token_type_ids[rows, columns]
+            inputs["token_type_ids"] = self.token_type_ids[start:end]
         return inputs
+
 
 def collate(rows: Sequence[Mapping[str, Any]], pad_token_id: int, token_slots: bool = False) -> Batch:
     """Pad the windows of `rows` (preprocessed documents) into one `Batch`.

