@@ -1,0 +1,127 @@
+"""bertsum against bert-extractive-summarizer, same encoder, same documents, back to back.
+
+bertsum's `summarize_batch` (the built-in model: all-MiniLM-L6-v2 and a trained head) and
+bert-extractive-summarizer 0.10.1 (`Summarizer(custom_model=MiniLM, custom_tokenizer=...)`, one
+document at a time, as its README shows) summarize the same BBC News validation articles (40% of
+the sentences) and CNN/DailyMail validation articles (3 sentences). Prints documents per second
+of each and the ratio, then the time from process start to output of `summarize one.txt`.
+
+    python scripts/bench_peer.py [--limit 60] [--peer-venv .venv-peer]
+
+The peer needs transformers 4.35 (newer releases break its imports), so it runs in a virtual
+environment of its own, built on first use outside the project's `.venv`: torch 2.13.0 (the CPU
+wheel), transformers 4.35.2, bert-extractive-summarizer 0.10.1 (which imports as `summarizer`
+too: it runs from a temporary folder, never beside this package).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import itertools
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from summarizer.api import Summarizer
+from summarizer.resources import default_encoder_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+DATASETS = {  # name: (file, text field, summary length for bertsum, the same for the peer)
+    "BBC News (40%)": (SHARED / "bbc-news" / "validation.jsonl", "text", {"ratio": 0.4}, {"ratio": 0.4}),
+    "CNN/DailyMail (3 sentences)": (SHARED / "cnndm" / "validation.jsonl", "article", {"k": 3}, {"num_sentences": 3}),
+}
+PEER_PACKAGES = ["transformers==4.35.2", "bert-extractive-summarizer==0.10.1"]
+PEER_DRIVER = '''
+import json, sys, time
+from transformers import AutoConfig, AutoModel, AutoTokenizer
+from summarizer import Summarizer  # bert-extractive-summarizer's
+
+encoder, documents, options = sys.argv[1], json.load(open(sys.argv[2])), json.loads(sys.argv[3])
+config = AutoConfig.from_pretrained(encoder)
+config.output_hidden_states = True
+model = Summarizer(
+    custom_model=AutoModel.from_pretrained(encoder, config=config),
+    custom_tokenizer=AutoTokenizer.from_pretrained(encoder),
+)
+model(documents[0], **options)  # warm-up
+start = time.perf_counter()
+for document in documents:
+    model(document, **options)
+print(time.perf_counter() - start)
+'''
+
+
+def peer_python(venv: Path) -> Path:
+    """The peer's interpreter, its environment built first if missing."""
+    python = venv / "bin" / "python"
+    if not python.exists():
+        print(f"Building {venv} for bert-extractive-summarizer (once)...", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        subprocess.run([*pip, "torch==2.13.0"], check=True)  # the CPU wheel on disk, not a CUDA build
+        subprocess.run([*pip, *PEER_PACKAGES], check=True)
+    return python
+
+
+def peer_seconds(python: Path, documents: list[str], options: dict[str, object]) -> float:
+    with tempfile.TemporaryDirectory() as folder:  # away from this checkout's `summarizer`
+        (Path(folder) / "driver.py").write_text(PEER_DRIVER)
+        (Path(folder) / "documents.json").write_text(json.dumps(documents))
+        done = subprocess.run(
+            [str(python), "driver.py", str(default_encoder_dir()), "documents.json", json.dumps(options)],
+            cwd=folder,
+            check=True,
+            capture_output=True,
+            text=True,
+            env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": str(torch.get_num_threads())},
+        )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def start_to_output(runs: int = 3) -> float:
+    """Median seconds of `summarize one.txt`, from process start to exit, on a warm disk."""
+    launcher = "from bertsum.launch import summarize; summarize()"
+    text = json.loads(next(open(DATASETS["BBC News (40%)"][0])))["text"]
+    with tempfile.TemporaryDirectory() as folder:
+        document = Path(folder) / "one.txt"
+        document.write_text(text)
+        times = []
+        for _ in range(runs + 1):  # the first run warms the disk cache
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", launcher, str(document)], check=True, stdout=subprocess.DEVNULL)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times[1:])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=60, help="documents of each dataset (default 60)")
+    parser.add_argument("--peer-venv", type=Path, default=ROOT / ".venv-peer", help="the peer's virtual environment")
+    parser.add_argument("--batch-size", type=int, default=16, help="bertsum's batch size")
+    args = parser.parse_args()
+
+    python = peer_python(args.peer_venv)
+    ours = Summarizer.from_pretrained()
+    print(f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: {torch.get_num_threads()}, fp32")
+    for name, (path, field, options, peer_options) in DATASETS.items():
+        with path.open(encoding="utf-8") as lines:
+            documents = [json.loads(line)[field] for line in itertools.islice(lines, args.limit)]
+        list(ours.summarize_batch(documents[: args.batch_size], args.batch_size, **options))  # warm-up
+        start = time.perf_counter()
+        list(ours.summarize_batch(documents, args.batch_size, **options))
+        bertsum = len(documents) / (time.perf_counter() - start)
+        peer = len(documents) / peer_seconds(python, documents, peer_options)
+        print(f"{name}, {len(documents)} documents: bertsum {bertsum:.2f} docs/s, "
+              f"bert-extractive-summarizer {peer:.2f} docs/s, ratio {bertsum / peer:.2f}x")
+    print(f"summarize one.txt, start to output: {start_to_output():.2f} s (median of 3, warm disk)")
+
+
+if __name__ == "__main__":
+    main()
