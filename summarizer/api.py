@@ -18,6 +18,7 @@ from summarizer.batch import Batch, collate
 from summarizer.errors import InputError, first_line
 from summarizer.features import DocumentFeatures, FeatureBuilder
 from summarizer.model import ExtractiveSummarizer, base_encoder_dir, load_tokenizer
+from summarizer.precision import PRECISIONS, with_precision
 from summarizer.resources import default_model_dir
 from summarizer.selection import SelectionConfig, select_sentences
 from summarizer.sentences import split_sentences
@@ -98,16 +99,21 @@ class Summarizer:
         self.device = next(model.parameters()).device
 
     @classmethod
-    def from_pretrained(cls, path: str | Path | None = None, device: str | torch.device = "cpu") -> Summarizer:
+    def from_pretrained(
+        cls, path: str | Path | None = None, device: str | torch.device = "cpu", precision: str = "fp32"
+    ) -> Summarizer:
         """Load an exported model directory, never from the network.
 
-        The default is `$BERTSUM_MODEL_DIR` if set, else the built-in news model.
+        The default is `$BERTSUM_MODEL_DIR` if set, else the built-in news model. `precision`:
+        fp32, bf16 or int8 (CPU only), see `summarizer.precision`.
         """
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
         directory = Path(path).expanduser() if path is not None else default_model_dir()
         if not directory.exists():
             raise InputError(f"{directory}: no such model directory")
         try:
-            model = ExtractiveSummarizer.from_pretrained(directory, device)
+            model = with_precision(ExtractiveSummarizer.from_pretrained(directory, device), precision)
             base = model.config.base_encoder  # a compact model reads its base encoder's tokenizer
             tokenizer = load_tokenizer(base_encoder_dir(base) if base else directory)
         except InputError:

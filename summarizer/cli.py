@@ -28,6 +28,7 @@ from summarizer.api import Summarizer, Summary
 from summarizer.arguments import UsageError, add_debug_flag, fraction, positive_int, run_guarded
 from summarizer.errors import InputError, OutputError
 from summarizer.files import atomic_writer, checked
+from summarizer.precision import PRECISIONS
 from summarizer.selection import ORDERS
 
 PROG = "summarize"
@@ -73,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
     parser.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda (default cpu)")
     parser.add_argument(
+        "--precision", choices=PRECISIONS, default="fp32", help="fp32 (default), bf16, or int8 on a CPU (faster, see README)"
+    )
+    parser.add_argument(
         "--max-input-mb",
         type=positive_int,
         default=MAX_INPUT_MB,
@@ -99,7 +103,7 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     to_directory = output is not None and (output.is_dir() or args.output.endswith(("/", os.sep)))
     check_outputs(sources, output, args.format, to_directory)
-    summarizer = Summarizer.from_pretrained(args.model, device=args.device)
+    summarizer = Summarizer.from_pretrained(args.model, device=args.device, precision=args.precision)
     options = {
         "k": args.k,
         "ratio": args.ratio,

@@ -17,6 +17,7 @@ from summarizer.arguments import UsageError, add_debug_flag, fraction, positive_
 from summarizer.centrality import CENTRALITY_VERSION, most_central
 from summarizer.data import Document, load_documents
 from summarizer.oracle import greedy_oracle
+from summarizer.precision import PRECISIONS
 from summarizer.rouge import METRICS, RougeResult, rouge
 from summarizer.selection import SelectionConfig
 from summarizer.sentences import split_sentences
@@ -123,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=positive_int, help="evaluate on the first N documents only")
     parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
     parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
+    parser.add_argument(
+        "--precision", choices=PRECISIONS, default="fp32", help="fp32 (default), bf16, or int8 on a CPU (faster, see README)"
+    )
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     add_debug_flag(parser)
     return parser
@@ -141,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.data == "aclsum" and args.split is None:
         raise UsageError("--data aclsum needs --split (train, validation or test)")
-    summarizer = Summarizer.from_pretrained(args.model, device=args.device)
+    summarizer = Summarizer.from_pretrained(args.model, device=args.device, precision=args.precision)
     data = load_documents(
         args.data,
         args.split,

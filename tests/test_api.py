@@ -266,3 +266,19 @@ def test_a_very_long_document_is_scored_in_sections(summarizer):
     assert None not in summary.sentence_scores and len(summary.sentence_scores) == len(sentences)
     assert reports[-1] == (len(sentences), len(sentences)) and reports == sorted(reports)
 
+
+
+@pytest.mark.parametrize("precision", ["bf16", "int8"])
+def test_lower_precisions_score_every_sentence_close_to_fp32(tiny_model_dir, precision):
+    fp32 = Summarizer.from_pretrained(tiny_model_dir).summarize(TEXT, k=2)
+    lower = Summarizer.from_pretrained(tiny_model_dir, precision=precision)
+    summary = lower.summarize(TEXT, k=2)
+    assert None not in summary.sentence_scores
+    torch.testing.assert_close(torch.tensor(summary.sentence_scores), torch.tensor(fp32.sentence_scores), atol=0.05, rtol=0)
+    if precision == "int8":
+        assert type(lower.model.encoder.encoder.layer[0].attention.self.query).__module__.startswith("torch.ao.nn.quantized")
+
+
+def test_unknown_precision_is_refused(tiny_model_dir):
+    with pytest.raises(ValueError, match="precision must be one of fp32, bf16, int8"):
+        Summarizer.from_pretrained(tiny_model_dir, precision="fp16")
