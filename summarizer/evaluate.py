@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import summarizer.extras  # noqa: F401, I001  (first: one line, not a traceback, without bertsum[train])
 from summarizer.api import Summarizer
 from summarizer.arguments import UsageError, add_debug_flag, fraction, positive_int, run_guarded
 from summarizer.centrality import CENTRALITY_VERSION, most_central

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import summarizer.extras  # noqa: F401, I001  (first: one line, not a traceback, without bertsum[train])
 import pytorch_lightning as pl
 import torch
 import yaml

@@ -1,4 +1,4 @@
-"""The `summarize` entry point explains a shadowing `summarizer` package instead of crashing."""
+"""Entry points: `summarize` explains a shadowing `summarizer` package; inference needs no training extras."""
 
 from __future__ import annotations
 
@@ -52,3 +52,26 @@ def test_shadowing_package_gets_a_plain_message_and_exit_2(tmp_path: Path, layou
 
 def test_own_package_is_accepted() -> None:
     assert shadowing_problem() is None
+
+
+TRAINING_ONLY = ("pytorch_lightning", "lightning_fabric", "torchmetrics", "datasets", "pyarrow", "rouge_score", "tensorboard", "aclsum")
+
+
+def test_inference_imports_nothing_of_training():
+    """`pip install bertsum` (without [train]) is enough for summarize and Summarizer."""
+    code = (
+        "import sys, summarizer.cli, summarizer.api; "
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({TRAINING_ONLY!r})))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("module", ["summarizer.train", "summarizer.evaluate"])
+def test_training_without_its_extras_says_what_to_install(module):
+    code = f"import sys, runpy; sys.modules['datasets'] = None; runpy.run_module({module!r}, run_name='__main__')"
+    blocked = "import importlib.util as u, sys; real = u.find_spec; u.find_spec = lambda n, *a: None if n == 'datasets' else real(n, *a); "
+    done = subprocess.run([sys.executable, "-c", blocked + code, "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr == "datasets is not installed: training and evaluation need pip install 'bertsum[train]'\n"
