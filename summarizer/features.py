@@ -70,24 +70,18 @@ class Window:
     cls_positions: list[int]
     token_type_ids: list[int] | None = None
 
-    @property
-    def attention_mask(self) -> list[int]:
-        return [1] * len(self.input_ids)
-
 
 @dataclass
 class DocumentFeatures:
     """Encoder inputs of one document and where each scored sentence sits in them.
 
     `sentence_indices[j]` is the index (in the document's sentence list) of the j-th scored
-    sentence; its `[CLS]` is token `sentence_positions[j]` of window `sentence_windows[j]`.
-    Scored sentences appear in document order, windows in order, each sentence in one window.
+    sentence, whose `[CLS]` is the j-th of the windows' `cls_positions` taken in order. Scored
+    sentences appear in document order, windows in order, each sentence in one window.
     """
 
     windows: list[Window] = field(default_factory=list)
     sentence_indices: list[int] = field(default_factory=list)
-    sentence_windows: list[int] = field(default_factory=list)
-    sentence_positions: list[int] = field(default_factory=list)
     sentence_features: list[list[float]] | None = None  # centrality of each scored sentence, if used
 
     def to_columns(self) -> dict[str, Any]:
@@ -188,8 +182,6 @@ class FeatureBuilder:
                 input_ids, token_types, cls_positions = [], [], []
             segment = len(cls_positions) % 2
             features.sentence_indices.append(index)
-            features.sentence_windows.append(len(features.windows))
-            features.sentence_positions.append(len(input_ids))
             cls_positions.append(len(input_ids))
             input_ids.extend((self.cls_id, *ids, self.sep_id))
             token_types.extend([segment] * (len(ids) + 2))
