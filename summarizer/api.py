@@ -18,7 +18,7 @@ from summarizer.batch import Batch, collate
 from summarizer.errors import InputError, first_line
 from summarizer.features import DocumentFeatures, FeatureBuilder
 from summarizer.model import ExtractiveSummarizer, base_encoder_dir, load_tokenizer
-from summarizer.precision import PRECISIONS, with_precision
+from summarizer.precision import check_precision, with_precision
 from summarizer.resources import default_model_dir
 from summarizer.selection import SelectionConfig, select_sentences
 from summarizer.sentences import split_sentences
@@ -107,8 +107,7 @@ class Summarizer:
         The default is `$BERTSUM_MODEL_DIR` if set, else the built-in news model. `precision`:
         fp32, bf16 or int8 (CPU only), see `summarizer.precision`.
         """
-        if precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+        check_precision(precision)  # before anything is loaded
         directory = Path(path).expanduser() if path is not None else default_model_dir()
         if not directory.exists():
             raise InputError(f"{directory}: no such model directory")
@@ -170,29 +169,25 @@ class Summarizer:
             prepared = self.prepare(chunk, first_position=start)
             sections = [section for document in prepared for section in document.sections]
             total += sum(len(document.sentences) for document in prepared)
-            scores: dict[int, list[float]] = {}
+            scores: list[list[float]] = [[] for _ in sections]
             for group in length_batches(sections, batch_size):
                 for position, section_scores in zip(group, self.score([sections[i] for i in group])):
                     scores[position] = section_scores
                 if progress is not None:
                     done += sum(sections[i].size for i in group)
                     progress(done, total)
-            place = 0
+            in_order = iter(scores)  # sections are listed document by document
             for document in prepared:
-                count = len(document.sections)
-                yield _summary(document, [scores[place + j] for j in range(count)], selection)
-                place += count
+                yield _summary(document, [next(in_order) for _ in document.sections], selection)
 
     def prepare(self, texts: Sequence[Text], first_position: int = 0) -> list[PreparedDocument]:
         """Split documents into sentences and sections and tokenize them (`first_position`
         numbers the documents in error messages)."""
         documents = [self.sentences(text, first_position + i) for i, text in enumerate(texts)]
-        parts = [
-            (i, first, sentences[first : first + size])
-            for i, sentences in enumerate(documents)
-            for size in [section_size(len(sentences))]
-            for first in range(0, max(len(sentences), 1), size)
-        ]
+        parts: list[tuple[int, int, list[str]]] = []  # (document, first sentence, sentences)
+        for i, sentences in enumerate(documents):
+            size = section_size(len(sentences))
+            parts.extend((i, first, sentences[first : first + size]) for first in range(0, max(len(sentences), 1), size))
         sections: list[list[Section]] = [[] for _ in documents]
         for (i, first, part), features in zip(parts, self.builder.batch([part for _, _, part in parts])):
             sections[i].append(Section(first, len(part), features))

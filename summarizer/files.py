@@ -75,8 +75,9 @@ def atomic_writer(target: Path) -> Iterator[checked]:
         with named(name):
             stream = open(target, "a", encoding="utf-8")
         with _closing(stream):
-            yield checked(stream, name)  # errors of the caller's own work pass through unchanged
-            checked(stream, name).flush()
+            out = checked(stream, name)
+            yield out  # errors of the caller's own work pass through unchanged
+            out.flush()
         return
     with named(name):
         target = Path(os.path.realpath(target))
@@ -87,9 +88,10 @@ def atomic_writer(target: Path) -> Iterator[checked]:
     try:
         with named(name):
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        with _closing(os.fdopen(handle, "w", encoding="utf-8")) as out:
-            yield checked(out, name)
-            checked(out, name).flush()
+        with _closing(os.fdopen(handle, "w", encoding="utf-8")) as file:
+            out = checked(file, name)
+            yield out
+            out.flush()
         with named(name):
             _publish(Path(temporary), target)
     except BaseException:

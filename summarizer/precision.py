@@ -16,10 +16,15 @@ from torch import nn
 PRECISIONS = ("fp32", "bf16", "int8")
 
 
-def with_precision(model: nn.Module, precision: str) -> nn.Module:
-    """`model` (an `ExtractiveSummarizer` in eval mode) computing in `precision`."""
+def check_precision(precision: str) -> None:
+    """A ValueError unless `precision` is one of PRECISIONS."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+
+
+def with_precision(model: nn.Module, precision: str) -> nn.Module:
+    """`model` (an `ExtractiveSummarizer` in eval mode) computing in `precision`."""
+    check_precision(precision)
     if precision == "bf16":
         return model.to(torch.bfloat16)
     if precision == "int8":

@@ -68,8 +68,9 @@ def _line_sentences(tokenizer: PunktSentenceTokenizer, line: str) -> Iterator[st
     start = 0
     while len(line) - start > MAX_PIECE_CHARS:
         window = line[start : start + MAX_PIECE_CHARS]
-        # Whole words only: Punkt decides on a period by the word that follows it.
-        window = window[: window.rfind(" ")] if window.rfind(" ") > 0 else window
+        last_space = window.rfind(" ")
+        if last_space > 0:  # whole words only: Punkt decides on a period by the word that follows it
+            window = window[:last_space]
         spans = list(tokenizer.span_tokenize(window))
         if len(spans) > 1:
             yield from (window[begin:end] for begin, end in spans[:-1])
