@@ -24,7 +24,8 @@ import torch
 
 from summarizer.api import CHUNK_BATCHES, Summarizer, length_batches
 from summarizer.batch import Batch
-from summarizer.model import HEADS, ExtractiveSummarizer, SummarizerConfig, load_tokenizer
+from summarizer.heads import SentenceHead
+from summarizer.model import BertSumModel, load_tokenizer
 from summarizer.resources import default_encoder_dir
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news" / "validation.jsonl"
@@ -33,8 +34,9 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-ne
 def untrained_model(directory: Path, head: str) -> Path:
     """MiniLM wrapped into an untrained summarizer, exported to `directory`."""
     encoder = default_encoder_dir()
-    model = ExtractiveSummarizer.from_encoder(encoder, SummarizerConfig(head=head))
-    model.save_pretrained(directory, load_tokenizer(encoder))
+    model = BertSumModel.from_encoder(encoder, head=head)
+    model.save_pretrained(str(directory))
+    load_tokenizer(encoder).save_pretrained(str(directory))
     return directory
 
 
@@ -43,10 +45,11 @@ def encoder_batches(summarizer: Summarizer, texts: list[str], batch_size: int) -
     batches = []
     for start in range(0, len(texts), batch_size * CHUNK_BATCHES):
         prepared = summarizer.prepare(texts[start : start + batch_size * CHUNK_BATCHES])
-        for group in length_batches(prepared, batch_size):
-            documents = [prepared[i] for i in group if prepared[i].features.windows]
-            if documents:
-                batches.append(summarizer.collate(documents))
+        sections = [section for document in prepared for section in document.sections]
+        for group in length_batches(sections, batch_size):
+            chosen = [sections[i] for i in group if sections[i].features.windows]
+            if chosen:
+                batches.append(summarizer.collate(chosen))
     return batches
 
 
@@ -78,7 +81,7 @@ def peak_rss_mib() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, help="exported model directory (default: untrained MiniLM summarizer)")
-    parser.add_argument("--head", choices=HEADS, default="transformer", help="head of the untrained model")
+    parser.add_argument("--head", choices=sorted(SentenceHead.kinds), default="transformer", help="head of the untrained model")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="JSONL file with a `text` field")
     parser.add_argument("--limit", type=int, help="use only the first N documents")
     parser.add_argument("--batch-size", type=int, default=16)

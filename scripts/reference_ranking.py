@@ -1,7 +1,7 @@
 """Whether extractive references choose and order their sentences by TextRank centrality.
 
 For each article, the reference sentences found verbatim in it are the ones the reference chose,
-in the reference's own order. Per ranking (document position, then each centrality version) this
+in the reference's own order. Per ranking (document position, then centrality with each choice of words) this
 prints the share of them among the article's top-ranked sentences (as many as the reference
 has), and the mean Spearman correlation between their order in the reference and their rank
 (articles where at least 3 were found).
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from summarizer.centrality import CENTRALITY_VERSIONS, sentence_centrality
+from summarizer.centrality import WORD_PATTERNS, sentence_centrality
 from summarizer.data import load_documents
 from summarizer.sentences import split_sentences
 
@@ -77,9 +77,9 @@ def main(argv: list[str] | None = None) -> None:
     total = sum(article.reference_size for article in articles)
     print(f"{args.data}: {len(articles)} articles; {found} of {total} reference sentences found verbatim")
     rankings: dict[str, Ranking] = {"document position": lambda sentences: range(len(sentences))}
-    for version in CENTRALITY_VERSIONS:
-        rankings[f"centrality version {version}"] = lambda sentences, version=version: [
-            rank for _, rank in sentence_centrality(sentences, args.language, version)
+    for words in WORD_PATTERNS:
+        rankings[f"centrality, words as {words}"] = lambda sentences, words=words: [
+            rank for _, rank in sentence_centrality(sentences, args.language, words)
         ]
     for name, ranking in rankings.items():
         share, correlation = agreement(articles, ranking)

@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 __distribution__ = "bertsum"
-__all__ = ["Summarizer", "Summary", "split_sentences"]
+__all__ = ["BertSumConfig", "BertSumModel", "Summarizer", "Summary", "split_sentences"]
 
 if TYPE_CHECKING:
     from summarizer.api import Summarizer, Summary
+    from summarizer.configuration import BertSumConfig
+    from summarizer.model import BertSumModel
     from summarizer.sentences import split_sentences
 
 
@@ -19,6 +21,10 @@ def __getattr__(name: str) -> Any:
         from summarizer import api
 
         return getattr(api, name)
+    if name in ("BertSumConfig", "BertSumModel"):  # importing them registers them with the Auto classes
+        from summarizer import model
+
+        return getattr(model, name)
     if name == "split_sentences":
         from summarizer.sentences import split_sentences
 

@@ -17,7 +17,8 @@ from transformers import PreTrainedTokenizerBase
 from summarizer.batch import Batch, collate
 from summarizer.errors import InputError, first_line
 from summarizer.features import DocumentFeatures, FeatureBuilder
-from summarizer.model import ExtractiveSummarizer, base_encoder_dir, load_tokenizer
+from summarizer.configuration import base_encoder_dir
+from summarizer.model import BertSumModel, load_tokenizer
 from summarizer.precision import check_precision, with_precision
 from summarizer.resources import default_model_dir
 from summarizer.selection import SelectionConfig, select_sentences
@@ -74,7 +75,7 @@ class PreparedDocument:
 
 
 class Summarizer:
-    """Scores sentences with an `ExtractiveSummarizer` (in eval mode) and selects a summary.
+    """Scores sentences with a `BertSumModel` (in eval mode) and selects a summary.
 
     Whatever `truncate` and `max_sentences` the model was trained with, windows here cover
     the whole document and every sentence is scored, so any sentence of a long document can
@@ -84,7 +85,7 @@ class Summarizer:
 
     def __init__(
         self,
-        model: ExtractiveSummarizer,
+        model: BertSumModel,
         tokenizer: PreTrainedTokenizerBase,
         max_windows_per_pass: int | None = MAX_WINDOWS_PER_PASS,
     ) -> None:
@@ -112,7 +113,7 @@ class Summarizer:
         if not directory.exists():
             raise InputError(f"{directory}: no such model directory")
         try:
-            model = with_precision(ExtractiveSummarizer.from_pretrained(directory, device), precision)
+            model = with_precision(BertSumModel.from_pretrained(directory).to(device), precision)
             base = model.config.base_encoder  # a compact model reads its base encoder's tokenizer
             tokenizer = load_tokenizer(base_encoder_dir(base) if base else directory)
         except InputError:
@@ -204,7 +205,7 @@ class Summarizer:
     def collate(self, sections: Sequence[Section]) -> Batch:
         """One padded batch of the sections' windows, on the model's device."""
         rows = [{**section.features.to_columns(), "first_sentence": section.first} for section in sections]
-        batch = collate(rows, self.pad_token_id, token_slots=self.model.config.pooling == "mean")
+        batch = collate(rows, self.pad_token_id, token_slots=self.model.pooling.needs_token_slots)
         return batch.to(self.device)
 
     def score(self, sections: Sequence[Section]) -> list[list[float]]:

@@ -17,10 +17,13 @@ from typing import Any, Union
 import yaml
 
 from summarizer.errors import InputError
-from summarizer.model import SummarizerConfig
+from summarizer.features import FeatureConfig
+from summarizer.heads import head_settings
+from summarizer.pooling import check_pooling
 from summarizer.preprocess import LabelConfig
 from summarizer.resources import default_encoder_dir
 from summarizer.selection import SelectionConfig
+from summarizer.sentences import available_languages
 
 SCHEDULERS = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup", "inverse_sqrt")
 SHUFFLES = ("epoch", "fixed")
@@ -32,20 +35,30 @@ class ConfigError(InputError):
 
 
 @dataclass
-class ModelConfig(SummarizerConfig):
-    """The summarizer's settings, the encoder to fine-tune (null: the packaged MiniLM), and
-    `attention_dropout`, the encoder's dropout on attention weights while training (null: the
+class ModelConfig:
+    """The model to train: the encoder to fine-tune (null: the packaged MiniLM) and the
+    `BertSumConfig` settings around it: `head` (a kind such as `linear` or `transformer`, or a
+    section `{type: transformer, layers: 1, ...}` with that head's own settings, `summarizer.heads`),
+    `pooling` (`cls` or `mean`), `language` and `features`.
+    `attention_dropout`: the encoder's dropout on attention weights while training (null: the
     encoder's own). At 0 PyTorch runs attention as one fused kernel, much faster on a CPU.
     `trainable_layers`: fine-tune only the encoder's top N layers, freezing its embeddings and
     the layers below (null: all of it); the backward pass then stops at the first trained layer.
     """
 
     encoder: str | None = None
+    head: dict[str, Any] | str = "linear"
+    pooling: str = "cls"
+    language: str = "english"
+    features: FeatureConfig = field(default_factory=FeatureConfig)
     attention_dropout: float | None = 0.0
     trainable_layers: int | None = None
 
     def __post_init__(self) -> None:
-        super().__post_init__()
+        self.head = head_settings(self.head)
+        check_pooling(self.pooling)
+        if self.language not in available_languages():
+            raise ValueError(f"language must be one of {', '.join(available_languages())}, got {self.language!r}")
         if self.trainable_layers is not None and self.trainable_layers < 0:
             raise ValueError(f"trainable_layers must be at least 0 or null, got {self.trainable_layers}")
         if self.attention_dropout is not None and not 0.0 <= self.attention_dropout < 1.0:
@@ -54,10 +67,9 @@ class ModelConfig(SummarizerConfig):
     def encoder_dir(self) -> Path:
         return Path(self.encoder).expanduser() if self.encoder else default_encoder_dir()
 
-    def summarizer_config(self) -> SummarizerConfig:
-        """The settings saved with the model (everything but the encoder's location)."""
-        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(SummarizerConfig)}
-        return SummarizerConfig(**values)
+    def saved_settings(self) -> dict[str, Any]:
+        """The `BertSumConfig` fields besides the encoder's config (saved with the model)."""
+        return {"head": self.head, "pooling": self.pooling, "language": self.language, "features": self.features}
 
 
 @dataclass
@@ -377,6 +389,10 @@ def _coerce(hint: Any, value: Any, where: str) -> Any:
             except ConfigError:
                 continue
         raise ConfigError(f"{where}: expected {_name(hint)}, got {_describe(value)}")
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected {_name(hint)}, got {_describe(value)}")
+        return value
     if origin is list:
         (item,) = typing.get_args(hint)
         if not isinstance(value, list):
@@ -409,6 +425,8 @@ def _name(hint: Any) -> str:
         return " or ".join("null" if a is type(None) else _name(a) for a in typing.get_args(hint))
     if typing.get_origin(hint) is list:
         return f"a list of {_name(typing.get_args(hint)[0])}"
+    if typing.get_origin(hint) is dict:
+        return "a section"
     return {bool: "true/false", int: "an integer", float: "a number", str: "text"}.get(hint, str(hint))
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import summarizer.extras  # noqa: F401, I001  (first: one line, not a traceback, without bertsum[train])
 from summarizer.api import Summarizer
 from summarizer.arguments import UsageError, add_debug_flag, fraction, positive_int, run_guarded
-from summarizer.centrality import CENTRALITY_VERSION, most_central
+from summarizer.centrality import DEFAULT_WORDS, most_central
 from summarizer.data import Document, load_documents
 from summarizer.oracle import greedy_oracle
 from summarizer.precision import PRECISIONS
@@ -67,7 +67,7 @@ def evaluate(
     bootstrap_samples: int = 1000,
 ) -> Evaluation:
     """ROUGE-1/2/Lsum F1 of the model, Lead (first n sentences), TextRank (the n most central
-    sentences, by the centrality version the model reads, or by the current one for a model
+    sentences, with words as the model's centrality takes them, or by default for a model
     without centrality) and the greedy oracle (n sentences).
 
     n is the selection's sentence count for each document (`k`, or `ratio` of its sentences);
@@ -81,9 +81,9 @@ def evaluate(
     model = [summary.sentences for summary in summarizer.summarize_batch(sentences, batch_size, **asdict(selection))]
     lead = [document[:size] for document, size in zip(sentences, sizes)]
     features = summarizer.model.config.features
-    version = features.centrality_version if features.centrality else CENTRALITY_VERSION
+    words = features.centrality_words if features.centrality else DEFAULT_WORDS
     textrank = [
-        [document[i] for i in most_central(document, size, summarizer.language, version)]
+        [document[i] for i in most_central(document, size, summarizer.language, words)]
         for document, size in zip(sentences, sizes)
     ]
     oracle = [

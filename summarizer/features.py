@@ -9,7 +9,7 @@ from typing import Any
 
 from transformers import PreTrainedTokenizerBase
 
-from summarizer.centrality import CENTRALITY_VERSION, CENTRALITY_VERSIONS, sentence_centrality
+from summarizer.centrality import DEFAULT_WORDS, check_words, sentence_centrality
 
 
 @dataclass(frozen=True)
@@ -24,8 +24,8 @@ class FeatureConfig:
     truncate: keep only the first window (classic BERTSUM) instead of covering the document.
     centrality: give the model each scored sentence's lexical centrality in its document
         (`summarizer.centrality`) besides its encoder vector.
-    centrality_version: which definition of those features (`summarizer.centrality`); models
-        keep the one they were trained with.
+    centrality_words: what a word is to those features, "letters" or "tokens"
+        (`summarizer.centrality`); models keep the one they were trained with.
     """
 
     max_window_tokens: int = 512
@@ -34,7 +34,7 @@ class FeatureConfig:
     max_sentences: int | None = None
     truncate: bool = False
     centrality: bool = False
-    centrality_version: int = CENTRALITY_VERSION
+    centrality_words: str = DEFAULT_WORDS
 
     def __post_init__(self) -> None:
         if self.max_window_tokens < 3:
@@ -48,18 +48,40 @@ class FeatureConfig:
             raise ValueError(f"min_sentence_tokens must be at least 1, got {self.min_sentence_tokens}")
         if self.max_sentences is not None and self.max_sentences < 1:
             raise ValueError(f"max_sentences must be at least 1 or null, got {self.max_sentences}")
-        if isinstance(self.centrality_version, bool) or self.centrality_version not in CENTRALITY_VERSIONS:
-            raise ValueError(f"centrality_version must be one of {CENTRALITY_VERSIONS}, got {self.centrality_version}")
+        check_words(self.centrality_words)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def deciding_settings(self) -> dict[str, Any]:
-        """The settings that decide the features: the centrality version only where centrality is on."""
+        """The settings that decide the features: the centrality words only where centrality is on."""
         settings = self.to_dict()
         if not self.centrality:
-            del settings["centrality_version"]
+            del settings["centrality_words"]
         return settings
+
+
+# Models saved before `centrality_words` recorded a version number instead; only these two
+# are still computed.
+_CENTRALITY_VERSION_WORDS = {3: "letters", 4: "tokens"}
+
+
+def convert_saved_features(settings: dict[str, Any]) -> dict[str, Any]:
+    """Feature settings saved by an earlier release, in today's names (a ValueError for
+    centrality no release computes any longer)."""
+    settings = dict(settings)
+    if "centrality_words" in settings:
+        return settings
+    version = settings.pop("centrality_version", 1)  # models saved before versions were recorded read 1
+    if not settings.get("centrality"):
+        return settings
+    if version not in _CENTRALITY_VERSION_WORDS:
+        raise ValueError(
+            f"the model reads centrality version {version}, which is no longer computed: "
+            "train it again (centrality_words: letters or tokens)"
+        )
+    settings["centrality_words"] = _CENTRALITY_VERSION_WORDS[version]
+    return settings
 
 
 @dataclass
@@ -149,7 +171,7 @@ class FeatureBuilder:
     def _with_centrality(self, sentences: Sequence[str], features: DocumentFeatures) -> DocumentFeatures:
         """`features` with the centrality of its scored sentences added, if the config asks for it."""
         if self.config.centrality:
-            centrality = sentence_centrality(sentences, self.language, self.config.centrality_version)
+            centrality = sentence_centrality(sentences, self.language, self.config.centrality_words)
             features.sentence_features = [centrality[i] for i in features.sentence_indices]
         return features
 

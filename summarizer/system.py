@@ -15,20 +15,20 @@ from transformers import get_scheduler
 from summarizer.batch import Batch
 from summarizer.config import OptimConfig
 from summarizer.datamodule import DocumentBatch
-from summarizer.model import ExtractiveSummarizer
+from summarizer.model import BertSumModel
 from summarizer.rouge import METRICS, rouge_per_document
 from summarizer.selection import SelectionConfig, select_sentences
 
 
 class SummarizationSystem(pl.LightningModule):
-    """Fine-tunes an `ExtractiveSummarizer` on oracle targets and scores its selections with ROUGE.
+    """Fine-tunes an `BertSumModel` on oracle targets and scores its selections with ROUGE.
 
     Logs train_loss, and val_loss and val_rouge1 / val_rouge2 / val_rougeLsum / val_rouge (their
     mean) per validation epoch. Test scores come from `summarizer.evaluate` on the exported model.
     """
 
     def __init__(
-        self, model: ExtractiveSummarizer, optim: OptimConfig, selection: SelectionConfig, seed: int = 0
+        self, model: BertSumModel, optim: OptimConfig, selection: SelectionConfig, seed: int = 0
     ) -> None:
         super().__init__()
         self.save_hyperparameters({"optim": asdict(optim), "selection": asdict(selection), "seed": seed})

@@ -2,7 +2,7 @@
 
 Fine-tunes an encoder as an extractive summarizer, keeps the checkpoint with the best
 validation ROUGE, scores it on the test documents beside Lead, TextRank and the oracle, and exports it
-with `ExtractiveSummarizer.save_pretrained`. Checkpoints and CSV / TensorBoard logs go to
+with `BertSumModel.save_pretrained`. Checkpoints and CSV / TensorBoard logs go to
 `runs/NAME/`; `--resume` continues a stopped run from `runs/NAME/checkpoints/last.ckpt`.
 The run directory is touched only once the encoder, the trainer settings and the data have
 loaded, so a run that fails to start leaves an earlier run's checkpoints alone.
@@ -24,7 +24,6 @@ from typing import Any
 import summarizer.extras  # noqa: F401, I001  (first: one line, not a traceback, without bertsum[train])
 import pytorch_lightning as pl
 import torch
-import yaml
 from pytorch_lightning.callbacks import Callback, EarlyStopping, LearningRateMonitor, ModelCheckpoint, TQDMProgressBar
 from pytorch_lightning.loggers import CSVLogger, TensorBoardLogger
 from pytorch_lightning.utilities.exceptions import MisconfigurationException
@@ -34,13 +33,13 @@ from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
 from summarizer.api import Summarizer
 from summarizer.arguments import add_debug_flag, run_guarded
-from summarizer.centrality import UNRECORDED_CENTRALITY_VERSION
 from summarizer.config import ConfigError, ModelConfig, TrainConfig, load_config
 from summarizer.datamodule import SummarizationDataModule
 from summarizer.data import Document, write_jsonl
 from summarizer.errors import InputError, first_line
 from summarizer.evaluate import Evaluation, evaluate
-from summarizer.model import BASE_ENCODERS, ExtractiveSummarizer, freeze_encoder, load_tokenizer, refuse_code
+from summarizer.configuration import BASE_ENCODERS, BertSumConfig, refuse_code
+from summarizer.model import BertSumModel, freeze_encoder, load_tokenizer
 from summarizer.selection import SelectionConfig
 from summarizer.system import SummarizationSystem
 
@@ -60,7 +59,7 @@ class TrainResult:
     test: Evaluation | None = None
 
 
-def build_model(config: ModelConfig) -> ExtractiveSummarizer:
+def build_model(config: ModelConfig) -> BertSumModel:
     """A new summarizer around the configured pretrained encoder."""
     encoder_dir = encoder_directory(config)
     try:
@@ -78,7 +77,7 @@ def build_model(config: ModelConfig) -> ExtractiveSummarizer:
     try:
         if config.trainable_layers is not None:
             freeze_encoder(encoder, config.trainable_layers)
-        return ExtractiveSummarizer(encoder, config.summarizer_config())
+        return BertSumModel(BertSumConfig(encoder=encoder.config, **config.saved_settings()), encoder)
     except ValueError as error:
         raise ConfigError(f"model: {error}") from None
 
@@ -243,18 +242,12 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
 def check_same_model(config: TrainConfig) -> None:
     """Refuse to resume a run whose checkpoints hold a model built with other model settings.
 
-    Settings the run's `config.yaml` lacks (added since it started) count at their defaults,
-    except the centrality version: runs started before it was recorded used
-    `UNRECORDED_CENTRALITY_VERSION`.
+    Settings the run's `config.yaml` lacks (added since it started) count at their defaults.
     """
     saved_path = config.run_dir / "config.yaml"
     try:
-        recorded = yaml.safe_load(saved_path.read_text(encoding="utf-8"))["model"]["features"]
-        unrecorded = (
-            [] if "centrality_version" in recorded else [f"model.features.centrality_version={UNRECORDED_CENTRALITY_VERSION}"]
-        )
-        saved = load_config(saved_path, unrecorded).model
-    except (OSError, yaml.YAMLError, LookupError, TypeError, ConfigError):
+        saved = load_config(saved_path).model
+    except (OSError, LookupError, TypeError, ConfigError):
         return  # missing, or written by code that read other settings: the checkpoint decides
     differences = _differences(_model_settings(saved), _model_settings(config.model), "model")
     if differences:
@@ -314,7 +307,7 @@ class Snapshots(Callback):
                 export_model(model, self.tokenizer, target, self.config.output.compact)
 
 
-def export_model(model: ExtractiveSummarizer, tokenizer: PreTrainedTokenizerBase, directory: Path, compact: bool = False) -> None:
+def export_model(model: BertSumModel, tokenizer: PreTrainedTokenizerBase, directory: Path, compact: bool = False) -> None:
     """`model.save_pretrained` (or `save_compact`) to `directory`, swapped into place once complete.
 
     The files go to a new directory beside `directory` first; then the old export is renamed
@@ -326,7 +319,8 @@ def export_model(model: ExtractiveSummarizer, tokenizer: PreTrainedTokenizerBase
         if compact:
             model.save_compact(staging, BASE_ENCODERS[0])
         else:
-            model.save_pretrained(staging, tokenizer)
+            model.save_pretrained(str(staging))
+            tokenizer.save_pretrained(str(staging))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

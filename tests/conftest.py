@@ -9,10 +9,13 @@ import pytest
 import torch
 from transformers import BertConfig, BertModel, DistilBertConfig, DistilBertModel, DistilBertTokenizerFast
 
-from summarizer.model import ExtractiveSummarizer, SummarizerConfig, load_tokenizer
+from summarizer.model import BertSumModel, load_tokenizer
 from summarizer.resources import default_encoder_dir
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+TINY_HEAD = {"type": "transformer", "heads": 2, "feedforward": 64}  # a transformer head for the tiny encoders
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -68,9 +71,15 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory, tiny_encoder_dir: P
     """An untrained exported summarizer around the tiny encoder (random but fixed scores)."""
     torch.manual_seed(0)
     directory = tmp_path_factory.mktemp("tiny-model")
-    model = ExtractiveSummarizer.from_encoder(tiny_encoder_dir, SummarizerConfig(head="transformer", head_heads=2, head_feedforward=64))
-    model.save_pretrained(directory, load_tokenizer(tiny_encoder_dir))
+    model = BertSumModel.from_encoder(tiny_encoder_dir, head=TINY_HEAD)
+    export(model, load_tokenizer(tiny_encoder_dir), directory)
     return directory
+
+
+def export(model: BertSumModel, tokenizer, directory: Path) -> None:
+    """Save `model` and its tokenizer to `directory`, as training exports them."""
+    model.save_pretrained(str(directory))
+    tokenizer.save_pretrained(str(directory))
 
 
 @pytest.fixture(scope="session")

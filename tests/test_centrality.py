@@ -14,8 +14,8 @@ import torch
 from summarizer.api import Summarizer
 from summarizer.batch import collate
 from summarizer.centrality import (
-    CENTRALITY_VERSION,
-    CENTRALITY_VERSIONS,
+    DEFAULT_WORDS,
+    WORD_PATTERNS,
     content_words,
     most_central,
     sentence_centrality,
@@ -23,7 +23,10 @@ from summarizer.centrality import (
     stop_words,
 )
 from summarizer.features import FeatureBuilder, FeatureConfig
-from summarizer.model import SETTINGS_FILE, ExtractiveSummarizer, SummarizerConfig, load_tokenizer
+from conftest import TINY_HEAD, export
+from summarizer.configuration import CONFIG_FILE
+from summarizer.errors import InputError
+from summarizer.model import BertSumModel, load_tokenizer
 from summarizer.preprocess import DocumentPreprocessor
 from summarizer.sentences import available_languages
 
@@ -79,22 +82,17 @@ def test_long_documents_stay_sparse() -> None:
     assert ranks == pytest.approx([0.5] * 3000)  # every sentence alike
 
 
-def test_numbers_link_sentences_only_in_version_1() -> None:
+def test_words_are_runs_of_letters_by_default() -> None:
     sentences = ["Sales rose 12 percent in 2004.", "The 2004 budget grew by 12 million.", "Cats sleep."]
-    assert len(sentence_similarity(sentences, version=2).weight) == 0
-    assert len(sentence_similarity(sentences, version=1).weight) == 2  # "12" and "2004"
-    assert content_words("Mp3 players, 2004-05.", 1) == ["mp3", "players", "2004", "05"]
+    assert len(sentence_similarity(sentences).weight) == 0  # numbers link nothing
     assert content_words("Mp3 players, 2004-05.") == ["mp", "players"]
     assert content_words("Ünïcode façade") == ["ünïcode", "façade"]
-    for version in (1, 2, 3):  # frozen with the features: a combining mark splits its word
-        assert content_words("Cafe\u0301 noir", version) == ["cafe", "noir"]
-    for unknown in (0, max(CENTRALITY_VERSIONS) + 1):
-        with pytest.raises(ValueError, match="centrality version"):
-            content_words("text", unknown)
-        with pytest.raises(ValueError, match="centrality version"):
-            stop_words("english", unknown)
-    with pytest.raises(ValueError, match="centrality_version"):
-        FeatureConfig(centrality=True, centrality_version=0)
+    assert content_words("Cafe\u0301 noir") == ["cafe", "noir"]  # a combining mark splits its word
+    for check in (lambda: content_words("text", "digits"), lambda: stop_words("english", "digits")):
+        with pytest.raises(ValueError, match="centrality_words must be one of letters, tokens, got 'digits'"):
+            check()
+    with pytest.raises(ValueError, match="centrality_words"):
+        FeatureConfig(centrality=True, centrality_words="versions")
 
 
 def test_degenerate_documents() -> None:
@@ -112,50 +110,43 @@ def test_stop_words_follow_the_sentence_language() -> None:
     assert stop_words("estonian") == frozenset()  # no list: every word counts
 
 
-def test_version_3_takes_nltk_stop_lists() -> None:
+def test_stop_lists_are_nltk_s_where_it_has_the_language() -> None:
     assert {"will", "just", "now"} <= stop_words("english") and not {"would", "could"} & stop_words("english")
-    assert {"would", "could"} <= stop_words("english", 2) and not {"will", "just"} & stop_words("english", 2)
     assert stop_words("english_web") == stop_words("english")
-    assert "anderes" in stop_words("german") and "anderes" not in stop_words("german", 2)
-    assert stop_words("czech") == stop_words("czech", 2) != frozenset()  # NLTK has no Czech list
+    assert "anderes" in stop_words("german")
+    assert {"aby", "jak"} <= stop_words("czech")  # NLTK has no Czech list: the stopwords package's
     plans = ["Mayors would tax.", "Farmers would sell.", "Shops will open.", "Ports will close."]
-    assert _linked_pairs(plans, 3) == {(0, 1), (1, 0)}
-    assert _linked_pairs(plans, 2) == {(2, 3), (3, 2)}
+    assert _linked_pairs(plans, "letters") == {(0, 1), (1, 0)}
 
 
-def test_version_4_takes_the_letters_of_each_whitespace_token_as_one_word() -> None:
+def test_tokens_take_the_letters_of_each_whitespace_token_as_one_word() -> None:
     text = "Pernod's low-fare bid: 5bn euros (2004), U.S. rivals."
-    assert content_words(text, 4) == ["pernods", "lowfare", "bid", "bn", "euros", "us", "rivals"]
-    assert content_words(text, 3) == ["pernod", "s", "low", "fare", "bid", "bn", "euros", "u", "s", "rivals"]
+    assert content_words(text, "tokens") == ["pernods", "lowfare", "bid", "bn", "euros", "us", "rivals"]
+    assert content_words(text, "letters") == ["pernod", "s", "low", "fare", "bid", "bn", "euros", "u", "s", "rivals"]
     # Combining marks stay in their word: two Malayalam words that differ by a vowel sign; an
     # accent composed or not is the same word; a mark that follows no letter is dropped.
-    assert content_words("കാല കില", 4) == ["കാല", "കില"]
-    assert content_words("Cafe\u0301 caf\u00e9 \u0301 1\u0301a", 4) == ["caf\u00e9", "caf\u00e9", "a"]
-    assert {"dont", "s", "t"} <= stop_words("english", 4) and "dont" not in stop_words("english", 3)
-    # A possessive or a hyphenated compound is its own word in version 4.
+    assert content_words("കാല കില", "tokens") == ["കാല", "കില"]
+    assert content_words("Cafe\u0301 caf\u00e9 \u0301 1\u0301a", "tokens") == ["caf\u00e9", "caf\u00e9", "a"]
+    assert {"dont", "s", "t"} <= stop_words("english", "tokens") and "dont" not in stop_words("english")
+    # A possessive or a hyphenated compound is one word as tokens.
     sentences = ["Pernod's shares rose.", "Pernod will bid.", "Low-fare airlines grew.", "Fare rises hurt."]
-    assert _linked_pairs(sentences, 3) == {(0, 1), (1, 0), (2, 3), (3, 2)}
-    assert _linked_pairs(sentences, 4) == set()
-    assert _linked_pairs(["Pernod's shares rose.", "Pernod's bid failed."], 4) == {(0, 1), (1, 0)}
+    assert _linked_pairs(sentences, "letters") == {(0, 1), (1, 0), (2, 3), (3, 2)}
+    assert _linked_pairs(sentences, "tokens") == set()
+    assert _linked_pairs(["Pernod's shares rose.", "Pernod's bid failed."], "tokens") == {(0, 1), (1, 0)}
 
 
-# Digests of every Punkt language's stop list per version: a version's features must never change.
-STOP_LIST_DIGESTS = {
-    1: "3519454acc3edc73",
-    2: "3519454acc3edc73",
-    3: "301247ee687af458",
-    4: "e6729d37498e41d1",
-}
+# Digests of every Punkt language's stop list per word pattern: saved models read these features.
+STOP_LIST_DIGESTS = {"letters": "301247ee687af458", "tokens": "e6729d37498e41d1"}
 
 
-@pytest.mark.parametrize("version", CENTRALITY_VERSIONS)
-def test_stop_lists_of_a_version_never_change(version: int) -> None:
-    lists = "\n".join(f"{name}: {' '.join(sorted(stop_words(name, version)))}" for name in available_languages())
-    assert hashlib.sha256(lists.encode()).hexdigest()[:16] == STOP_LIST_DIGESTS[version]
+@pytest.mark.parametrize("words", WORD_PATTERNS)
+def test_stop_lists_never_change(words: str) -> None:
+    lists = "\n".join(f"{name}: {' '.join(sorted(stop_words(name, words)))}" for name in available_languages())
+    assert hashlib.sha256(lists.encode()).hexdigest()[:16] == STOP_LIST_DIGESTS[words]
 
 
-def _linked_pairs(sentences: list[str], version: int) -> set[tuple[int, int]]:
-    graph = sentence_similarity(sentences, version=version)
+def _linked_pairs(sentences: list[str], words: str) -> set[tuple[int, int]]:
+    graph = sentence_similarity(sentences, words=words)
     return {(int(a), int(b)) for a, b in zip(graph.source, graph.target)}
 
 
@@ -164,8 +155,9 @@ def test_the_model_language_chooses_the_stop_words(tiny_encoder_dir, tokenizer, 
     german = sentence_centrality(sentences, "german")
     assert german[2][1] == 1.0  # shares no German content word
     assert german != sentence_centrality(sentences, "english")  # "die" and "und" link it in English
-    config = SummarizerConfig(language="german", features=FeatureConfig(centrality=True))
-    ExtractiveSummarizer.from_encoder(tiny_encoder_dir, config).save_pretrained(tmp_path, tokenizer)
+    model = BertSumModel.from_encoder(tiny_encoder_dir, language="german", features=FeatureConfig(centrality=True))
+    export(model, tokenizer, tmp_path)
+    config = model.config
     prepared = Summarizer.from_pretrained(tmp_path).prepare([sentences])[0]
     assert prepared.sections[0].features.sentence_features == german
     row = DocumentPreprocessor(tokenizer, config.features, None, "german")(
@@ -191,10 +183,10 @@ def test_features_carry_the_centrality_of_scored_sentences_only(tokenizer) -> No
     assert batch.sentence_features[1, 2:].abs().sum() == 0  # padding
 
 
-def centrality_model(encoder_dir) -> ExtractiveSummarizer:
+def centrality_model(encoder_dir, words: str = DEFAULT_WORDS) -> BertSumModel:
     torch.manual_seed(0)
-    config = SummarizerConfig(head="transformer", head_heads=2, head_feedforward=64, features=FeatureConfig(centrality=True))
-    return ExtractiveSummarizer.from_encoder(encoder_dir, config).eval()
+    features = FeatureConfig(centrality=True, centrality_words=words)
+    return BertSumModel.from_encoder(encoder_dir, head=TINY_HEAD, features=features).eval()
 
 
 def test_centrality_moves_scores_and_survives_export(tiny_encoder_dir, tmp_path) -> None:
@@ -215,8 +207,8 @@ def test_centrality_moves_scores_and_survives_export(tiny_encoder_dir, tmp_path)
         with pytest.raises(ValueError, match="centrality"):
             model(batch)
 
-    model.save_pretrained(tmp_path, tokenizer)
-    assert json.loads((tmp_path / SETTINGS_FILE).read_text())["features"]["centrality"] is True
+    export(model, tokenizer, tmp_path)
+    assert json.loads((tmp_path / CONFIG_FILE).read_text())["features"]["centrality"] is True
     loaded = Summarizer.from_pretrained(tmp_path)
     summary = loaded.summarize(" ".join(DOCUMENT), k=2, trigram_blocking=False)
     direct = sorted(range(len(DOCUMENT)), key=lambda i: -scores[0, i].item())[:2]
@@ -224,54 +216,37 @@ def test_centrality_moves_scores_and_survives_export(tiny_encoder_dir, tmp_path)
 
 
 def test_models_saved_without_the_setting_load_without_centrality(tiny_model_dir, tmp_path) -> None:
-    settings = json.loads((tiny_model_dir / SETTINGS_FILE).read_text())
+    settings = json.loads((tiny_model_dir / CONFIG_FILE).read_text())
     settings["features"].pop("centrality", None)
     for path in tiny_model_dir.iterdir():
         (tmp_path / path.name).write_bytes(path.read_bytes())
-    (tmp_path / SETTINGS_FILE).write_text(json.dumps(settings))
-    model = ExtractiveSummarizer.from_pretrained(tmp_path)
+    (tmp_path / CONFIG_FILE).write_text(json.dumps(settings))
+    model = BertSumModel.from_pretrained(tmp_path)
     assert model.centrality is None and model.config.features.centrality is False
 
 
-def test_models_keep_the_centrality_version_they_were_trained_with(tiny_encoder_dir, tmp_path) -> None:
-    tokenizer = load_tokenizer(tiny_encoder_dir)
-    model = centrality_model(tiny_encoder_dir)
-    model.save_pretrained(tmp_path, tokenizer)
-    settings = json.loads((tmp_path / SETTINGS_FILE).read_text())
-    assert settings["features"]["centrality_version"] == CENTRALITY_VERSION
-    sentences = ["Sales rose 12 percent in 2004.", "The 2004 budget grew by 12 million.", "Cats sleep all day long."]
-    assert Summarizer.from_pretrained(tmp_path).prepare([sentences])[0].sections[0].features.sentence_features == (
-        sentence_centrality(sentences)
-    )
-
-    # Saved before the version was recorded: trained with version 1, so read with it.
-    del settings["features"]["centrality_version"]
-    (tmp_path / SETTINGS_FILE).write_text(json.dumps(settings))
-    old = Summarizer.from_pretrained(tmp_path)
-    assert old.model.config.features.centrality_version == 1
-    assert old.prepare([sentences])[0].sections[0].features.sentence_features == sentence_centrality(sentences, version=1)
-    assert sentence_centrality(sentences, version=1) != sentence_centrality(sentences)
+@pytest.mark.parametrize("words", WORD_PATTERNS)
+def test_models_keep_the_words_they_were_trained_with(tiny_encoder_dir, tmp_path, words) -> None:
+    export(centrality_model(tiny_encoder_dir, words), load_tokenizer(tiny_encoder_dir), tmp_path)
+    assert json.loads((tmp_path / CONFIG_FILE).read_text())["features"]["centrality_words"] == words
+    sentences = ["Pernod's shares rose.", "Pernod will bid.", "Pernod's rivals waited.", "Cats sleep all day."]
+    assert sentence_centrality(sentences, words="letters") != sentence_centrality(sentences, words="tokens")
+    prepared = Summarizer.from_pretrained(tmp_path).prepare([sentences])[0]
+    assert prepared.sections[0].features.sentence_features == sentence_centrality(sentences, words=words)
 
 
-def test_textrank_versions_script_scores_every_version(tmp_path, capsys) -> None:
-    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "textrank_versions.py"))
-    # Numbers make the first sentence the most central in version 1; in later versions the last.
-    sentences = [
-        "Figures 12 34 56 78 rose.",
-        "Then 12 34 56 78 fell.",
-        "Also 12 34 56 78 held.",
-        "Harbour bridge plan.",
-        "Harbour bridge council plan approved, figures rose, then fell, also held.",
-    ]
-    assert most_central(sentences, 1, version=1) == [0] and most_central(sentences, 1) == [4]
+def test_textrank_words_script_scores_each_word_pattern(tmp_path, capsys) -> None:
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "textrank_words.py"))
+    # "Pernod's" links the first two sentences only when it is one word.
+    sentences = ["Pernod's shares rose.", "Pernod's bid failed.", "Pernod said so."]
+    assert most_central(sentences, 1, words="tokens") == [0] and most_central(sentences, 1) == [2]
     data = tmp_path / "docs.jsonl"
-    data.write_text(json.dumps({"text": " ".join(sentences), "summary": sentences[4]}) + "\n")
+    data.write_text(json.dumps({"text": " ".join(sentences), "summary": sentences[2]}) + "\n")
     script["main"](["--data", str(data), "-k", "1"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"{data}: 1 documents")
-    assert lines[1].startswith("version 1: rouge1 ") and lines[2].startswith("version 2: rouge1 100.00 ")
-    assert lines[3].startswith("version 3: rouge1 100.00 ") and lines[4].startswith("version 4: rouge1 100.00 ")
-    assert not lines[1].startswith("version 1: rouge1 100.00 ")
+    assert lines[1].startswith("letters: rouge1 100.00 ") and lines[2].startswith("tokens: rouge1 ")
+    assert not lines[2].startswith("tokens: rouge1 100.00 ")
 
 
 def test_reference_ranking_script_measures_choice_and_order(tmp_path, capsys) -> None:
@@ -298,4 +273,4 @@ def test_reference_ranking_script_measures_choice_and_order(tmp_path, capsys) ->
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"{data}: 1 articles; 2 of 3 reference sentences found verbatim"
     assert lines[1].startswith("document position: 100.0% of them in its top")
-    assert [line.split(":")[0] for line in lines[2:]] == [f"centrality version {v}" for v in CENTRALITY_VERSIONS]
+    assert [line.split(":")[0] for line in lines[2:]] == [f"centrality, words as {w}" for w in WORD_PATTERNS]

@@ -8,7 +8,8 @@ from summarizer.centrality import most_central
 from summarizer.data import Document, load_documents
 from summarizer.evaluate import evaluate, main
 from summarizer.features import FeatureConfig
-from summarizer.model import ExtractiveSummarizer, SummarizerConfig
+from conftest import export
+from summarizer.model import BertSumModel
 from summarizer.rouge import METRICS, rouge
 from summarizer.selection import SelectionConfig
 
@@ -63,17 +64,17 @@ def test_textrank_takes_the_most_central_sentences(tiny_model_dir, tmp_path):
     assert result.systems["lead"].mean["rouge1"] < 50.0
 
 
-@pytest.mark.parametrize(("centrality", "version", "textrank_version"), [(True, 3, 3), (True, 4, 4), (False, 4, 3)])
-def test_textrank_reads_words_as_the_model_does(tiny_encoder_dir, tokenizer, tmp_path, centrality, version, textrank_version):
-    # "Pernod's" and "Pernod" are one word in version 3, two in version 4: the most central differs.
+@pytest.mark.parametrize(("centrality", "words", "textrank_words"), [(True, "letters", "letters"), (True, "tokens", "tokens"), (False, "tokens", "letters")])
+def test_textrank_reads_words_as_the_model_does(tiny_encoder_dir, tokenizer, tmp_path, centrality, words, textrank_words):
+    # "Pernod's" and "Pernod" are one word as letters, two as tokens: the most central differs.
     sentences = ["Pernod's shares rose.", "Pernod will bid.", "Pernod's rivals waited.", "Cats sleep all day."]
-    assert most_central(sentences, 1, version=3) == [1] and most_central(sentences, 1, version=4) == [0]
-    config = SummarizerConfig(features=FeatureConfig(centrality=centrality, centrality_version=version))
-    ExtractiveSummarizer.from_encoder(tiny_encoder_dir, config).save_pretrained(tmp_path, tokenizer)
+    assert most_central(sentences, 1, words="letters") == [1] and most_central(sentences, 1, words="tokens") == [0]
+    features = FeatureConfig(centrality=centrality, centrality_words=words)
+    export(BertSumModel.from_encoder(tiny_encoder_dir, features=features), tokenizer, tmp_path)
     documents = [Document(id="d", sentences=sentences, reference=sentences[1])]
     result = evaluate(Summarizer.from_pretrained(tmp_path), documents, SelectionConfig(k=1))
     textrank = result.systems["textrank"].mean["rouge1"]
-    if textrank_version == 3:
+    if textrank_words == "letters":
         assert textrank == pytest.approx(100.0)
     else:
         assert textrank < 50.0

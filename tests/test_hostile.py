@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from safetensors.torch import load_file, save_file
 
+from conftest import TINY_HEAD
 from summarizer import cli, evaluate
 from summarizer import train as train_module
 from summarizer.api import Summarizer
@@ -138,16 +139,18 @@ CASES = [
     ("model missing", in_box(lambda box: None, "summarize", "--model", "absent", "{box}/a.txt"), 2, "absent: no such model directory"),
     ("model is a file", in_box(write("in.txt", ARTICLE), "summarize", "--model", "{box}/in.txt", "{box}/in.txt"), 2, "not a bertsum model directory"),
     ("model empty", in_box(lambda box: (box / "m").mkdir(), "summarize", "--model", "{box}/m", "{box}/a.txt"), 2, "not a bertsum model directory"),
-    ("settings not JSON", in_box(write("model/bertsum.json", "{oops"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "bertsum.json: invalid settings"),
-    ("settings a list", in_box(write("model/bertsum.json", "[1, 2]"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "bertsum.json: invalid settings"),
-    ("settings binary", in_box(write("model/bertsum.json", b"\xff\xfe\x00"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "bertsum.json: invalid settings"),
-    ("unknown head", in_box(lambda box: edit_json(box / "model/bertsum.json", head="evil"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "head must be one of"),
-    ("future format", in_box(lambda box: edit_json(box / "model/bertsum.json", format_version=99), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "model format 99 is not supported"),
-    ("base encoder path", in_box(lambda box: edit_json(box / "model/bertsum.json", base_encoder="../../etc"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "base_encoder must be one of"),
+    ("config not JSON", in_box(write("model/config.json", "{oops"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON"),
+    ("config a list", in_box(write("model/config.json", "[1, 2]"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: expected a JSON object"),
+    ("config binary", in_box(write("model/config.json", b"\xff\xfe\x00"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON"),
+    ("config of another model", in_box(lambda box: edit_json(box / "model/config.json", model_type="bert"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, 'no config.json with model_type "bertsum"'),
+    ("unknown head", in_box(lambda box: edit_json(box / "model/config.json", head={"type": "evil"}), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "head type must be one of"),
+    ("unknown head setting", in_box(lambda box: edit_json(box / "model/config.json", head={"type": "linear", "depth": 2}), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "head setting 'depth' is not one of the linear head's"),
+    ("old format of the future", in_box(write("model/bertsum.json", '{"format_version": 99}'), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "bertsum.json: model format 99 is not supported"),
+    ("base encoder path", in_box(lambda box: edit_json(box / "model/config.json", base_encoder="../../etc"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "base_encoder must be one of"),
     ("weights truncated", in_box(corrupt_weights, "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "cannot load the model"),
-    ("weights missing", in_box(lambda box: edit_json(box / "model/bertsum.json", head_layers=3), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "weights do not fit bertsum.json and config.json (missing: head.layers.layers.2"),
-    ("weights of another shape", in_box(reshape_weight, "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "weights do not fit bertsum.json and config.json (wrong shape"),
-    ("config missing", in_box(remove("config.json"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json is missing"),
+    ("weights missing", in_box(lambda box: edit_json(box / "model/config.json", head={**TINY_HEAD, "layers": 3}), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "weights do not fit config.json (missing: head.layers.layers.2"),
+    ("weights of another shape", in_box(reshape_weight, "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "weights do not fit config.json (wrong shape"),
+    ("config missing", in_box(remove("config.json"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "not a bertsum model directory"),
     ("config not JSON", in_box(write("model/config.json", "{"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON"),
     ("tokenizer missing", in_box(remove("tokenizer*"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "no tokenizer (tokenizer_config.json is missing)"),
     ("vocabulary missing", in_box(remove("tokenizer.json"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "no tokenizer vocabulary"),

@@ -11,7 +11,7 @@ from tokenizers import normalizers
 
 from summarizer import preprocess as preprocess_module
 from summarizer.batch import collate
-from summarizer.centrality import CENTRALITY_VERSIONS
+from summarizer.centrality import WORD_PATTERNS
 from summarizer.data import Document, LoadedData
 from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.model import load_tokenizer
@@ -187,13 +187,13 @@ def test_two_processes_give_the_same_rows(tokenizer, tmp_path: Path) -> None:
     assert two.to_list() == one.to_list()
 
 
-def test_centrality_version_keys_the_cache_only_with_centrality(
+def test_centrality_words_key_the_cache_only_with_centrality(
     tokenizer, tmp_path: Path, counting: type[_Counting]
 ) -> None:
-    for version in CENTRALITY_VERSIONS:
-        preprocess(_data(), tokenizer, FeatureConfig(centrality_version=version), num_proc=1, cache_dir=tmp_path)
+    for words in WORD_PATTERNS:
+        preprocess(_data(), tokenizer, FeatureConfig(centrality_words=words), num_proc=1, cache_dir=tmp_path)
     assert counting.calls == 1
-    for version in CENTRALITY_VERSIONS:
-        config = FeatureConfig(centrality=True, centrality_version=version)
+    for words in WORD_PATTERNS:
+        config = FeatureConfig(centrality=True, centrality_words=words)
         preprocess(_data(), tokenizer, config, num_proc=1, cache_dir=tmp_path)
-    assert counting.calls == 1 + len(CENTRALITY_VERSIONS)
+    assert counting.calls == 1 + len(WORD_PATTERNS)

@@ -13,7 +13,7 @@ from pytorch_lightning.utilities.rank_zero import rank_zero_only
 from summarizer.config import ConfigError, load_config
 from summarizer.data import Document, LoadedData
 from summarizer.datamodule import LengthGroupedSampler, _hold_out, one_window
-from summarizer.model import InterSentenceHead, SummarizerConfig
+from summarizer.heads import InterSentenceHead
 from summarizer.train import build_datamodule
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -176,7 +176,7 @@ def test_one_window_cuts_the_row_to_one_window_and_its_sentences() -> None:
 
 def test_the_head_places_each_row_at_its_first_sentence() -> None:
     torch.manual_seed(0)
-    head = InterSentenceHead(8, SummarizerConfig(head="transformer", head_heads=2, head_feedforward=16, head_dropout=0.0)).eval()
+    head = InterSentenceHead(8, InterSentenceHead.Settings(heads=2, feedforward=16, dropout=0.0)).eval()
     sentences, mask = torch.randn(2, 3, 8), torch.ones(2, 3, dtype=torch.bool)
     assert torch.equal(head(sentences, mask, torch.zeros(2, dtype=torch.long)), head(sentences, mask))
     shifted = head(sentences, mask, torch.tensor([0, 5]))

