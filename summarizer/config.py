@@ -1,22 +1,31 @@
-"""Training settings: nested dataclasses read from YAML, with `dotted.key=value` overrides.
+"""Training settings: one dataclass per section of a run's YAML (`summarizer.binding` reads it).
 
-Every setting has a default here; a YAML file and then the command line override them. An
-unknown key or a value of the wrong type or range raises `ConfigError` naming the key.
+Every setting has a default here; a YAML file and then `section.key=value` overrides on the
+command line change them. An unknown key or a value of the wrong type or range raises
+`ConfigError` naming the key. The
+`trainer` section takes any argument of `pytorch_lightning.Trainer` and passes it on untouched.
+Lightning's own `LightningCLI` (jsonargparse) was measured against this binder: it accepted the
+misspelt `--trainer.max_epoch=2` as an abbreviation, answered `--trainer.max_epochs=two` with a
+nine-line report and an unknown key with its whole usage text, and would change every command
+people already use (docs/results.md), so the project keeps one-line errors and `key=value`.
+Above 250 lines: the settings of every training section live together, with their checks.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import types
+import difflib
+import functools
+import inspect
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import yaml
 
-from summarizer.errors import InputError
+from summarizer.binding import ConfigError, build, coerce, parse_override, read_yaml, readable, set_dotted
 from summarizer.features import FeatureConfig
 from summarizer.heads import head_settings
 from summarizer.pooling import check_pooling
@@ -28,10 +37,6 @@ from summarizer.sentences import available_languages
 SCHEDULERS = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup", "inverse_sqrt")
 SHUFFLES = ("epoch", "fixed")
 MONITORS = ("val_rouge", "val_rouge1", "val_rouge2", "val_rougeLsum", "val_loss")
-
-
-class ConfigError(InputError):
-    """A setting that does not exist or has an unusable value; the message names its key."""
 
 
 @dataclass
@@ -189,31 +194,70 @@ class OptimConfig:
 
 @dataclass
 class TrainerConfig:
-    """Passed to `pytorch_lightning.Trainer` as they are (see its documentation)."""
+    """Arguments of `pytorch_lightning.Trainer`, passed to it untouched: any of its keyword
+    arguments may be set here (see its documentation) but those training sets itself
+    (`OWN_TRAINER_ARGUMENTS`). The fields are the ones whose defaults differ from Lightning's or
+    that training reads; every other argument set lands in `others`. `precision: auto` is
+    bf16-mixed where the CPU or GPU computes bf16 natively, else 32-true.
+    """
 
     max_epochs: int = 3
-    max_steps: int = -1
-    max_time: str | None = None
     accelerator: str = "auto"
-    strategy: str = "auto"
-    devices: int | str | list[int] = "auto"
-    num_nodes: int = 1
-    precision: str | int = "32-true"  # "auto": bf16-mixed where the CPU or GPU computes bf16 natively
+    precision: str | int = "32-true"
     accumulate_grad_batches: int = 1
     gradient_clip_val: float | None = 1.0
-    gradient_clip_algorithm: str = "norm"
-    check_val_every_n_epoch: int = 1
-    num_sanity_val_steps: int = 2
     log_every_n_steps: int = 10
-    deterministic: bool = False
     enable_progress_bar: bool = True
-    enable_model_summary: bool = True
+    others: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.max_epochs < 1:
             raise ValueError(f"max_epochs must be at least 1, got {self.max_epochs}")
         if self.accumulate_grad_batches < 1:
             raise ValueError(f"accumulate_grad_batches must be at least 1, got {self.accumulate_grad_batches}")
+
+    @classmethod
+    def extra_setting(cls, key: str, value: Any, where: str) -> Any:
+        return _trainer_argument(key, value, where)
+
+    def arguments(self) -> dict[str, Any]:
+        """Every setting, as keyword arguments of `pytorch_lightning.Trainer`."""
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "others"}
+        return {**fields, **self.others}
+
+
+# Trainer arguments that training sets itself.
+OWN_TRAINER_ARGUMENTS = ("callbacks", "logger", "default_root_dir", "use_distributed_sampler")
+
+
+@functools.cache
+def trainer_arguments() -> dict[str, Any]:
+    """The keyword arguments `pytorch_lightning.Trainer` takes, with their type hints (None where
+    a hint cannot be read), less OWN_TRAINER_ARGUMENTS."""
+    import pytorch_lightning as pl
+
+    try:
+        hints = typing.get_type_hints(pl.Trainer.__init__)
+    except Exception:  # a hint Python cannot evaluate here: values go to Lightning unchecked
+        hints = {}
+    names = [name for name in inspect.signature(pl.Trainer.__init__).parameters if name != "self"]
+    return {name: hints.get(name) for name in names if name not in OWN_TRAINER_ARGUMENTS}
+
+
+def _trainer_argument(key: str, value: Any, where: str) -> Any:
+    """`value` for the Trainer argument `key`, checked where its type hint is one the binder reads
+    (numbers, text, lists, null), else as it is: Lightning checks it."""
+    arguments = trainer_arguments()
+    if key not in arguments:
+        if key in OWN_TRAINER_ARGUMENTS:
+            raise ConfigError(f"{where}: set by training itself, not a setting")
+        close = difflib.get_close_matches(key, arguments, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ConfigError(f"{where}: not an argument of pytorch_lightning.Trainer{hint}")
+    hint = arguments[key]
+    if hint is None or not readable(hint):
+        return value
+    return coerce(hint, value, where)
 
 
 @dataclass
@@ -298,141 +342,24 @@ class TrainConfig:
         return Path(self.output.export_dir) if self.output.export_dir else self.run_dir / "model"
 
     def to_yaml(self) -> str:
-        return yaml.safe_dump(dataclasses.asdict(self), sort_keys=False)
+        settings = dataclasses.asdict(self)
+        settings["trainer"] = self.trainer.arguments()
+        return yaml.safe_dump(settings, sort_keys=False)
 
 
 def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -> TrainConfig:
     """Defaults, then the YAML file at `path`, then `key.sub=value` overrides (values in YAML syntax)."""
     values: dict[str, Any] = {}
     if path is not None:
-        values = _read_yaml(Path(path))
+        values = read_yaml(Path(path))
     for override in overrides:
-        key, value = _parse_override(override)
-        _set_dotted(values, key, value)
-    return _build(TrainConfig, values, "")
+        key, value = parse_override(override)
+        set_dotted(values, key, value)
+    return build(TrainConfig, values, "")
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read the config: {error.strerror}") from None
-    try:
-        values = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ConfigError(f"{path}: not valid YAML: {error}") from None
-    if values is None:
-        return {}
-    if not isinstance(values, dict):
-        raise ConfigError(f"{path}: the config must be a mapping of settings")
-    return values
+def model_config(values: dict[str, Any]) -> ModelConfig:
+    """The `model` section from `values`, every setting it lacks at its default."""
+    return build(ModelConfig, values, "model")
 
 
-def _parse_override(override: str) -> tuple[str, Any]:
-    key, sep, raw = override.partition("=")
-    key = key.strip()
-    if not sep or not key or any(not part for part in key.split(".")):
-        raise ConfigError(f"{override!r}: an override looks like section.key=value")
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else None
-    except yaml.YAMLError:
-        value = raw
-    return key, value
-
-
-def _set_dotted(values: dict[str, Any], key: str, value: Any) -> None:
-    *parents, last = key.split(".")
-    node = values
-    for depth, part in enumerate(parents):
-        child = node.setdefault(part, {})
-        if not isinstance(child, dict):
-            raise ConfigError(f"{'.'.join(parents[: depth + 1])}: is a value, not a section")
-        node = child
-    node[last] = value
-
-
-def _build(cls: type, values: Any, path: str) -> Any:
-    if not isinstance(values, dict):
-        raise ConfigError(f"{path or 'config'}: expected a section of settings, got {_describe(values)}")
-    hints = typing.get_type_hints(cls)
-    known = {f.name for f in dataclasses.fields(cls) if f.init}
-    kwargs = {}
-    for key, value in values.items():
-        where = f"{path}.{key}" if path else str(key)
-        if key not in known:
-            raise ConfigError(f"{where}: unknown setting (known in {path or 'the config'}: {', '.join(sorted(known))})")
-        kwargs[key] = _coerce(hints[key], value, where)
-    try:
-        return cls(**kwargs)
-    except ConfigError:
-        raise
-    except (TypeError, ValueError) as error:
-        # Checks in __post_init__ start their message with the field's name.
-        first = str(error).split(" ", 1)[0]
-        where = f"{path}.{first}" if path and first in known else path or "config"
-        raise ConfigError(f"{where}: {error}") from None
-
-
-def _coerce(hint: Any, value: Any, where: str) -> Any:
-    if dataclasses.is_dataclass(hint):
-        return _build(hint, value, where)
-    origin = typing.get_origin(hint)
-    if origin in (Union, types.UnionType):
-        options = typing.get_args(hint)
-        if value is None and type(None) in options:
-            return None
-        for option in options:
-            if option is type(None):
-                continue
-            try:
-                return _coerce(option, value, where)
-            except ConfigError:
-                continue
-        raise ConfigError(f"{where}: expected {_name(hint)}, got {_describe(value)}")
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise ConfigError(f"{where}: expected {_name(hint)}, got {_describe(value)}")
-        return value
-    if origin is list:
-        (item,) = typing.get_args(hint)
-        if not isinstance(value, list):
-            raise ConfigError(f"{where}: expected {_name(hint)}, got {_describe(value)}")
-        return [_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value)]
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-    elif hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif hint is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):  # YAML reads 2e-5 (no dot) as text
-            try:
-                return float(value)
-            except ValueError:
-                pass
-    elif hint is str:
-        if isinstance(value, str):
-            return value
-    else:
-        raise ConfigError(f"{where}: settings of type {_name(hint)} are not supported")
-    raise ConfigError(f"{where}: expected {_name(hint)}, got {_describe(value)}")
-
-
-def _name(hint: Any) -> str:
-    if typing.get_origin(hint) in (Union, types.UnionType):
-        return " or ".join("null" if a is type(None) else _name(a) for a in typing.get_args(hint))
-    if typing.get_origin(hint) is list:
-        return f"a list of {_name(typing.get_args(hint)[0])}"
-    if typing.get_origin(hint) is dict:
-        return "a section"
-    return {bool: "true/false", int: "an integer", float: "a number", str: "text"}.get(hint, str(hint))
-
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, dict):
-        return "a section"
-    return f"{value!r}"

@@ -28,10 +28,18 @@ class SummarizationSystem(pl.LightningModule):
     """
 
     def __init__(
-        self, model: BertSumModel, optim: OptimConfig, selection: SelectionConfig, seed: int = 0
+        self,
+        model: BertSumModel,
+        optim: OptimConfig,
+        selection: SelectionConfig,
+        seed: int = 0,
+        model_settings: dict[str, Any] | None = None,
     ) -> None:
+        """`model_settings`: the settings `model` was built from, kept in every checkpoint's
+        hyperparameters so that resuming can compare against them."""
         super().__init__()
-        self.save_hyperparameters({"optim": asdict(optim), "selection": asdict(selection), "seed": seed})
+        hyperparameters = {"optim": asdict(optim), "selection": asdict(selection), "seed": seed}
+        self.save_hyperparameters({**hyperparameters, "model": model_settings or {}})
         self.model = model.train()
         self.optim = optim
         self.selection = selection

@@ -33,7 +33,7 @@ from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
 from summarizer.api import Summarizer
 from summarizer.arguments import add_debug_flag, run_guarded
-from summarizer.config import ConfigError, ModelConfig, TrainConfig, load_config
+from summarizer.config import ConfigError, ModelConfig, TrainConfig, load_config, model_config
 from summarizer.datamodule import SummarizationDataModule
 from summarizer.data import Document, write_jsonl
 from summarizer.errors import InputError, first_line
@@ -136,11 +136,11 @@ def build_trainer(config: TrainConfig, callbacks: Sequence[Callback], **settings
     """A Lightning trainer with `config.trainer`'s settings; `settings` add to them."""
     if config.trainer.enable_progress_bar:
         callbacks = [*callbacks, TQDMProgressBar()]
-    trainer_settings = asdict(config.trainer)
+    trainer_settings = {**config.trainer.arguments(), **settings}
     if trainer_settings["precision"] == "auto":
         trainer_settings["precision"] = auto_precision(config.trainer.accelerator)
     try:
-        return pl.Trainer(**trainer_settings, callbacks=list(callbacks), use_distributed_sampler=False, **settings)
+        return pl.Trainer(**trainer_settings, callbacks=list(callbacks), use_distributed_sampler=False)
     except (MisconfigurationException, ValueError, TypeError) as error:
         raise ConfigError(f"trainer: {error}") from None
 
@@ -163,7 +163,7 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
         print(f"No checkpoint at {resume_from}; starting from the beginning.", file=sys.stderr)
         resume_from = None
     if resume_from is not None:
-        check_same_model(config)
+        check_same_model(config, resume_from)
 
     monitor = config.checkpoint.monitor
     checkpoint = ModelCheckpoint(
@@ -196,13 +196,15 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
         trainer_callbacks,
         logger=[CSVLogger(config.run_dir, name="csv"), TensorBoardLogger(config.run_dir, name="tensorboard")],
         default_root_dir=config.run_dir,
-        limit_val_batches=None if validate else 0,
+        **({} if validate else {"limit_val_batches": 0}),
     )
     datamodule.setup("fit")  # every split read and preprocessed before the run directory changes
     if rank_zero_only.rank == 0:  # the first process; launched ones (DDP) leave files alone
         prepare_run_dir(config, fresh=resume_from is None)
 
-    system = SummarizationSystem(model, config.optim, config.selection, seed=config.seed)
+    system = SummarizationSystem(
+        model, config.optim, config.selection, seed=config.seed, model_settings=model_settings(config.model)
+    )
     trainer.fit(system, datamodule=datamodule, ckpt_path=resume_from)
 
     best = Path(checkpoint.best_model_path or checkpoint.last_model_path)
@@ -239,24 +241,22 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
     return result
 
 
-def check_same_model(config: TrainConfig) -> None:
-    """Refuse to resume a run whose checkpoints hold a model built with other model settings.
-
-    Settings the run's `config.yaml` lacks (added since it started) count at their defaults.
-    """
-    saved_path = config.run_dir / "config.yaml"
+def check_same_model(config: TrainConfig, checkpoint: Path) -> None:
+    """Refuse to resume from a checkpoint whose model was built with other model settings (its
+    hyperparameters hold them). Settings added since the run started count at their defaults."""
     try:
-        saved = load_config(saved_path).model
-    except (OSError, LookupError, TypeError, ConfigError):
-        return  # missing, or written by code that read other settings: the checkpoint decides
-    differences = _differences(_model_settings(saved), _model_settings(config.model), "model")
+        recorded = torch.load(checkpoint, map_location="cpu", weights_only=True)["hyper_parameters"]["model"]
+        saved = model_config(recorded)
+    except Exception:  # unreadable, or saved without them: Lightning's own loading decides
+        return
+    differences = _differences(model_settings(saved), model_settings(config.model), "model")
     if differences:
         raise ConfigError(
-            f"{saved_path}: --resume needs the model settings the run started with, but " + "; ".join(differences)
+            f"{checkpoint}: --resume needs the model settings the run started with, but " + "; ".join(differences)
         )
 
 
-def _model_settings(model: ModelConfig) -> dict[str, Any]:
+def model_settings(model: ModelConfig) -> dict[str, Any]:
     """`model` as resuming compares it: its features by the settings that decide them."""
     return {**asdict(model), "features": model.features.deciding_settings()}
 

@@ -25,7 +25,6 @@ from summarizer.centrality import (
 from summarizer.features import FeatureBuilder, FeatureConfig
 from conftest import TINY_HEAD, export
 from summarizer.configuration import CONFIG_FILE
-from summarizer.errors import InputError
 from summarizer.model import BertSumModel, load_tokenizer
 from summarizer.preprocess import DocumentPreprocessor
 from summarizer.sentences import available_languages

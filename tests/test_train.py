@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import torch
-import yaml
 from pytorch_lightning.callbacks import Callback
 from pytorch_lightning.strategies import DDPStrategy
 from safetensors.torch import load_file
@@ -211,18 +210,28 @@ def test_resume_refuses_other_model_settings(tiny_encoder_dir: Path, synthetic: 
     overrides = ("trainer.max_epochs=1", "data.limit_train=4", "data.test=null")
     first = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path, *overrides))
     changed = tiny_config(tiny_encoder_dir, synthetic, tmp_path, *overrides, "model.features.centrality=true")
-    with pytest.raises(ConfigError, match=r"config.yaml: --resume .*model.features.centrality was False, now True"):
+    with pytest.raises(ConfigError, match=r"last.ckpt: --resume .*model.features.centrality was False, now True"):
         train(changed, resume=True)
     assert first.best_checkpoint.exists()
 
+    # The checkpoint holds the settings: the run's config.yaml is only for people to read.
+    last = changed.run_dir / "checkpoints" / "last.ckpt"
+    (changed.run_dir / "config.yaml").unlink()
+    with pytest.raises(ConfigError, match=r"model.features.centrality was False, now True"):
+        train_module.check_same_model(changed, last)
+
     # Settings added since a run started count at their defaults.
-    saved = changed.run_dir / "config.yaml"
-    settings = yaml.safe_load(saved.read_text())
-    del settings["model"]["attention_dropout"], settings["model"]["features"]["truncate"]
-    saved.write_text(yaml.safe_dump(settings))
+    checkpoint = torch.load(last, map_location="cpu", weights_only=True)
+    recorded = checkpoint["hyper_parameters"]["model"]
+    del recorded["attention_dropout"], recorded["features"]["truncate"]
+    torch.save(checkpoint, last)
     unchanged = tiny_config(tiny_encoder_dir, synthetic, tmp_path, *overrides)
     assert unchanged.model.attention_dropout == 0.0 and unchanged.model.features.truncate is False  # the defaults
-    train_module.check_same_model(unchanged)
+    train_module.check_same_model(unchanged, last)
+    recorded["head"] = {"type": "linear"}
+    torch.save(checkpoint, last)
+    with pytest.raises(ConfigError, match=r"model.head.type was 'linear', now 'transformer'"):
+        train_module.check_same_model(unchanged, last)
 
 
 @pytest.mark.parametrize(
@@ -278,7 +287,7 @@ def test_unexpected_errors_exit_with_one_line(
 
 
 BAD_RUNS = {
-    "trainer.max_epoch=2": "trainer.max_epoch: unknown setting",
+    "trainer.max_epoch=2": "trainer.max_epoch: not an argument of pytorch_lightning.Trainer (did you mean max_epochs?)",
     "trainer.max_epochs=two": "trainer.max_epochs: expected an integer, got 'two'",
     "model.head=lstm": "model.head: head type must be one of linear, transformer, got 'lstm'",
     "model.head.layers=0": "model.head: head layers, heads and feedforward must be positive",

@@ -14,7 +14,7 @@ from summarizer.config import ConfigError, load_config
 from summarizer.data import Document, LoadedData
 from summarizer.datamodule import LengthGroupedSampler, _hold_out, one_window
 from summarizer.heads import InterSentenceHead
-from summarizer.train import build_datamodule
+from summarizer.train import build_datamodule, build_trainer
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 _RNG = random.Random(1)
@@ -50,8 +50,19 @@ def test_yaml_values_and_overrides(tmp_path: Path) -> None:
     path.write_text("name: x\noptim:\n  encoder_lr: 3e-5\nmodel:\n  features:\n    truncate: true\n")
     config = load_config(path, ["optim.head_lr=2e-3", "trainer.devices=[0, 1]", "trainer.max_time=null"])
     assert (config.optim.encoder_lr, config.optim.head_lr) == (3e-5, 2e-3)
-    assert config.model.features.truncate and config.trainer.devices == [0, 1]
+    assert config.model.features.truncate and config.trainer.arguments()["devices"] == [0, 1]
     assert config.run_dir == Path("runs/x") and config.export_dir == Path("runs/x/model")
+
+
+def test_every_trainer_argument_reaches_lightning_untouched(tmp_path: Path) -> None:
+    overrides = ["trainer.val_check_interval=0.5", "trainer.limit_train_batches=3", "trainer.profiler=simple"]
+    config = load_config(CONFIGS / "tiny.yaml", [*overrides, f"output.runs_dir={tmp_path}"])
+    trainer = build_trainer(config, [])
+    assert (trainer.val_check_interval, trainer.limit_train_batches) == (0.5, 3)
+    assert type(trainer.profiler).__name__ == "SimpleProfiler"
+    assert "val_check_interval: 0.5" in config.to_yaml()  # the run's config.yaml keeps them
+    with pytest.raises(ConfigError, match="trainer: .*val_check_interval"):
+        build_trainer(load_config(CONFIGS / "tiny.yaml", ["trainer.val_check_interval=often"]), [])
 
 
 @pytest.mark.parametrize(
@@ -63,6 +74,9 @@ def test_yaml_values_and_overrides(tmp_path: Path) -> None:
         (["optim.scheduler=steps"], "optim.scheduler: scheduler must be one of"),
         (["checkpoint.monitor=val_bleu"], "checkpoint.monitor: monitor must be one of"),
         (["trainer=3"], "trainer: expected a section of settings, got 3"),
+        (["trainer.max_epoch=2"], "trainer.max_epoch: not an argument of pytorch_lightning.Trainer .did you mean max_epochs"),
+        (["trainer.logger=false"], "trainer.logger: set by training itself, not a setting"),
+        (["trainer.limit_val_batches=[1]"], "trainer.limit_val_batches: expected an integer or a number or null, got .1.$"),
         (["seed.value=3"], "seed: is a value, not a section"),
         (["max_epochs"], "an override looks like section.key=value"),
         (["data.validation_fraction=0.2"], "set validation: null to hold out"),
