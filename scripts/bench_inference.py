@@ -22,7 +22,8 @@ from pathlib import Path
 
 import torch
 
-from summarizer.api import CHUNK_BATCHES, Summarizer, length_batches
+from summarizer.api import CHUNK_BATCHES, Summarizer
+from summarizer.batch import length_batches
 from summarizer.batch import Batch
 from summarizer.heads import SentenceHead
 from summarizer.model import BertSumModel, load_tokenizer
@@ -46,7 +47,7 @@ def encoder_batches(summarizer: Summarizer, texts: list[str], batch_size: int) -
     for start in range(0, len(texts), batch_size * CHUNK_BATCHES):
         prepared = summarizer.prepare(texts[start : start + batch_size * CHUNK_BATCHES])
         sections = [section for document in prepared for section in document.sections]
-        for group in length_batches(sections, batch_size):
+        for group in length_batches([section.num_tokens for section in sections], batch_size):
             chosen = [sections[i] for i in group if sections[i].features.windows]
             if chosen:
                 batches.append(summarizer.collate(chosen))

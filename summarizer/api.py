@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from summarizer.batch import Batch, collate
+from summarizer.batch import Batch, collate, length_batches
 from summarizer.errors import InputError, first_line
 from summarizer.features import DocumentFeatures, FeatureBuilder
 from summarizer.configuration import base_encoder_dir
@@ -171,7 +171,7 @@ class Summarizer:
             sections = [section for document in prepared for section in document.sections]
             total += sum(len(document.sentences) for document in prepared)
             scores: list[list[float]] = [[] for _ in sections]
-            for group in length_batches(sections, batch_size):
+            for group in length_batches([section.num_tokens for section in sections], batch_size):
                 for position, section_scores in zip(group, self.score([sections[i] for i in group])):
                     scores[position] = section_scores
                 if progress is not None:
@@ -227,12 +227,6 @@ def section_size(sentences: int) -> int:
     SECTION_SENTENCES allow (513 sentences give 257 and 256, not 512 and 1)."""
     sections = max(1, -(-sentences // SECTION_SENTENCES))
     return max(1, -(-sentences // sections))
-
-
-def length_batches(sections: Sequence[Section], batch_size: int) -> list[list[int]]:
-    """Positions of `sections` grouped into batches of similar token counts."""
-    order = sorted(range(len(sections)), key=lambda i: sections[i].num_tokens)
-    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 
 
 def _summary(document: PreparedDocument, scores: list[list[float]], selection: SelectionConfig) -> Summary:

@@ -10,8 +10,11 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from summarizer.errors import InputError, OutputError, first_line
+from summarizer.precision import PRECISIONS
+from summarizer.selection import ORDERS, SelectionConfig
 
 # Signals that end a run like an interrupt does: temporary files removed, status 128 + number.
 _ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -31,6 +34,40 @@ class Terminated(BaseException):
 
 def add_debug_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--debug", action="store_true", help="show the full detail and traceback of an error")
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """--model, --batch-size, --device and --precision: which model runs, and how."""
+    parser.add_argument("--model", type=Path, help="exported model directory (default: $BERTSUM_MODEL_DIR, else the built-in news model)")
+    parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
+    parser.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda (default cpu)")
+    parser.add_argument(
+        "--precision", choices=PRECISIONS, default="fp32", help="fp32 (default), bf16, or int8 on a CPU (faster, see README)"
+    )
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser, summaries: bool) -> None:
+    """-k or --ratio, and --no-trigram-blocking; for `summaries` also --max-words and --order
+    (evaluation compares systems at a sentence count, in document order)."""
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("-k", type=positive_int, default=3, help="sentences per summary (default 3)")
+    length.add_argument("--ratio", type=fraction, help="fraction of each document's sentences, e.g. 0.3")
+    if summaries:
+        length.add_argument("--max-words", type=positive_int, help="at most this many words")
+    parser.add_argument("--no-trigram-blocking", action="store_true", help="allow sentences that repeat a word trigram")
+    if summaries:
+        parser.add_argument("--order", choices=ORDERS, default="document", help="sentence order in the summary")
+
+
+def selection_from(args: argparse.Namespace) -> SelectionConfig:
+    """The selection the arguments of `add_selection_arguments` ask for."""
+    return SelectionConfig(
+        k=args.k,
+        ratio=args.ratio,
+        max_words=getattr(args, "max_words", None),
+        trigram_blocking=not args.no_trigram_blocking,
+        order=getattr(args, "order", "document"),
+    )
 
 
 def positive_int(value: str) -> int:
@@ -53,6 +90,21 @@ def fraction(value: str) -> float:
     if not 0.0 < number <= 1.0:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {value!r}")
     return number
+
+
+def run_command(
+    parser: argparse.ArgumentParser,
+    argv: list[str] | None,
+    run: Callable[[argparse.Namespace], int],
+    report: Callable[[str], None],
+) -> int:
+    """Parse `argv` and `run` the command under `run_guarded`; returns the exit status (argparse's
+    2 for usage errors, 0 after --help)."""
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else 2
+    return run_guarded(parser, lambda: run(args), report, args.debug)
 
 
 def run_guarded(

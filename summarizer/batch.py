@@ -1,4 +1,5 @@
-"""Collate documents' windows into padded tensors, keeping track of each sentence's slot."""
+"""Batches: documents grouped by length, and their windows collated into padded tensors that
+keep track of each sentence's slot."""
 
 from __future__ import annotations
 
@@ -9,6 +10,22 @@ from typing import Any
 import torch
 
 from summarizer.centrality import FEATURES_PER_SENTENCE
+
+
+def by_length(indices: Sequence[int], lengths: Sequence[int], longest_first: bool = False) -> list[int]:
+    """`indices` ordered by their `lengths` (shortest first unless `longest_first`; ties keep their order)."""
+    return sorted(indices, key=lengths.__getitem__, reverse=longest_first)
+
+
+def cut(order: Sequence[int], batch_size: int) -> list[list[int]]:
+    """`order` in consecutive batches of `batch_size` (the last may be shorter)."""
+    return [list(order[i : i + batch_size]) for i in range(0, len(order), batch_size)]
+
+
+def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Positions 0..len(lengths)-1 grouped into batches of similar length, shortest first: the
+    padding of each batch stays small."""
+    return cut(by_length(range(len(lengths)), lengths), batch_size)
 
 
 @dataclass

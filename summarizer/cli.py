@@ -5,6 +5,8 @@ some input or output failed (each reported on stderr, the rest still summarized)
 usage errors and models that cannot be loaded; 130, 143 and 129 when stopped by SIGINT,
 SIGTERM or SIGHUP, 141 when the reader of stdout goes away (quietly, as Unix tools do).
 Outputs appear whole or not at all; inputs are regular files or stdin, of bounded size.
+Above 250 lines: what the command guarantees about its inputs and outputs (README) is its
+whole job, kept in one place.
 """
 
 from __future__ import annotations
@@ -18,18 +20,16 @@ import stat
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO
 
 from tqdm import tqdm
 
 from summarizer.api import Summarizer, Summary
-from summarizer.arguments import UsageError, add_debug_flag, fraction, positive_int, run_guarded
+from summarizer.arguments import UsageError, add_debug_flag, add_model_arguments, add_selection_arguments, positive_int, run_command, selection_from
 from summarizer.errors import InputError, OutputError
 from summarizer.files import atomic_writer, checked
-from summarizer.precision import PRECISIONS
-from summarizer.selection import ORDERS
 
 PROG = "summarize"
 FORMATS = ("text", "json", "jsonl", "html")
@@ -58,24 +58,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "inputs", nargs="+", metavar="INPUT", help="text files, directories (recursive) or - for stdin"
     )
-    parser.add_argument("--model", type=Path, help="exported model directory (default: $BERTSUM_MODEL_DIR, else the built-in news model)")
-    length = parser.add_mutually_exclusive_group()
-    length.add_argument("-k", type=positive_int, default=3, help="number of sentences (default 3)")
-    length.add_argument("--ratio", type=fraction, help="fraction of the document's sentences, e.g. 0.3")
-    length.add_argument("--max-words", type=positive_int, help="at most this many words")
-    parser.add_argument("--no-trigram-blocking", action="store_true", help="allow sentences that repeat a word trigram")
-    parser.add_argument("--order", choices=ORDERS, default="document", help="sentence order in the summary")
+    add_selection_arguments(parser, summaries=True)
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
     parser.add_argument(
         "-o",
         "--output",
         help="output file, or directory (existing, or named with a trailing /) for one output per input file",
     )
-    parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
-    parser.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda (default cpu)")
-    parser.add_argument(
-        "--precision", choices=PRECISIONS, default="fp32", help="fp32 (default), bf16, or int8 on a CPU (faster, see README)"
-    )
+    add_model_arguments(parser)
     parser.add_argument(
         "--max-input-mb",
         type=positive_int,
@@ -88,12 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as stop:  # argparse exits 2 on usage errors, 0 after --help
-        return stop.code if isinstance(stop.code, int) else 2
-    return run_guarded(parser, lambda: _run(args), _report, args.debug)
+    return run_command(build_parser(), argv, _run, _report)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -104,13 +89,7 @@ def _run(args: argparse.Namespace) -> int:
     to_directory = output is not None and (output.is_dir() or args.output.endswith(("/", os.sep)))
     check_outputs(sources, output, args.format, to_directory)
     summarizer = Summarizer.from_pretrained(args.model, device=args.device, precision=args.precision)
-    options = {
-        "k": args.k,
-        "ratio": args.ratio,
-        "max_words": args.max_words,
-        "trigram_blocking": not args.no_trigram_blocking,
-        "order": args.order,
-    }
+    options = asdict(selection_from(args))
     # A progress bar on stderr, for a person at a terminal, once the work takes a few seconds:
     # files when there are several, else the sentences of the one document.
     several = len(sources) > 1

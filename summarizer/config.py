@@ -81,9 +81,10 @@ class ModelConfig:
 class DataConfig:
     """Where documents come from and how they are batched.
 
-    `train`, `validation` and `test` are specs for `load_documents` (`aclsum`, a file or a
-    directory) read with their `*_split`. With `validation: null` and `validation_fraction`
-    above 0 (likewise for test), that share of the training documents is held out instead.
+    `train`, `validation` and `test` are specs for `load_documents` (`aclsum`, a file, a
+    directory, or a Hub dataset such as `cnn_dailymail:3.0.0`) read with their `*_split`.
+    With `validation: null` and `validation_fraction` above 0 (likewise for test), that share
+    of the training documents is held out instead.
     Batches hold `batch_size` documents of similar length: the shuffled documents are cut
     into chunks of `bucket_batches` batches and sorted by length within each chunk.
     `num_proc` processes preprocess the documents (null: one per CPU, up to 4, for 512 or more

@@ -1,10 +1,15 @@
 """Load (document, reference) pairs from the formats summarization data comes in.
 
 A spec is `aclsum`, a JSONL / JSON / CSV / Parquet file, a directory written by
-`datasets.Dataset.save_to_disk`, or a directory of CNN/DailyMail `.story` files. For a file,
+`datasets.Dataset.save_to_disk`, a directory of CNN/DailyMail `.story` files, a directory of
+data files `datasets.load_dataset` reads (`train.jsonl`, `test.csv`...), or the name of a
+Hugging Face Hub dataset with its config after a colon (`cnn_dailymail:3.0.0`). For a file,
 the split may be a range of its documents, `START:END` (from 0, END excluded, either may be
 left out), so that one file can give both validation and test documents; other split names
-are ignored for files.
+are ignored for files. For a dataset, the split is one of its splits (`test`, `test[:100]`).
+JSON, JSONL and CSV files are read here rather than by `datasets.load_dataset`, whose JSON
+reader names neither file nor line of a bad row ("Expected object or value at position 28").
+Above 250 lines: one reader per format, each naming the file and row of a bad document.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from summarizer.errors import InputError
+from summarizer.errors import InputError, first_line
 from summarizer.files import atomic_writer
 from summarizer.resources import aclsum_dir
 
@@ -82,9 +87,9 @@ def load_documents(
         rows = _aclsum_rows(path)
     else:
         path = Path(spec)
-        if not path.exists():
+        if not path.exists() and not _HUB_NAME.fullmatch(str(spec)):
             raise InputError(f"{path}: no such file or directory")
-        rows = _rows(path, split)
+        rows = _rows(path, split) if path.exists() else _dataset_rows(str(spec), split)
     documents, skipped = [], []
     for location, row in rows:
         try:
@@ -99,7 +104,8 @@ def load_documents(
         documents = documents[_row_range(split, path)]
     if not documents:
         raise InputError(f"{path}: no usable documents" + (f" ({len(skipped)} skipped)" if skipped else ""))
-    key = json.dumps([str(spec), split, text_field, summary_field, skip_bad_rows, _stat(path)])
+    source = _stat(path) if path.exists() else _hub_fingerprints.get((str(spec), split))
+    key = json.dumps([str(spec), split, text_field, summary_field, skip_bad_rows, source])
     return LoadedData(str(spec), documents, skipped, hashlib.sha256(key.encode()).hexdigest()[:16])
 
 
@@ -126,7 +132,7 @@ def _rows(path: Path, split: str | None) -> Iterator[Row]:
         stories = sorted(path.rglob("*.story"))
         if stories:
             return _story_rows(stories)
-        raise InputError(f"{path}: a directory must be a saved `datasets` dataset or hold .story files")
+        return _dataset_rows(str(path), split)
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         return _jsonl_rows(path)
@@ -230,6 +236,47 @@ def _saved_dataset_rows(path: Path, split: str | None) -> Iterator[Row]:
         loaded = loaded[split]
     for number, row in enumerate(loaded, start=1):
         yield f"{path}, row {number}", row
+
+
+# A Hub dataset name, `name` or `owner/name`, and its config after a colon.
+_HUB_NAME = re.compile(r"[\w.-]+(/[\w.-]+)?(:[\w.-]+)?")
+# Each Hub dataset's fingerprint once read (a cache key of its features).
+_hub_fingerprints: dict[tuple[str, str | None], str] = {}
+
+
+def _dataset_rows(spec: str, split: str | None) -> Iterator[Row]:
+    """Rows of a directory of data files or a Hub dataset, read by `datasets.load_dataset`."""
+    import datasets
+
+    local = Path(spec).is_dir()
+    name, _, config = (spec, "", "") if local else spec.partition(":")
+    if not local and not datasets.config.HF_HUB_OFFLINE and not _hub_reachable():
+        raise InputError(
+            f"{spec}: no such file or directory, and the Hugging Face Hub, where a dataset of that name would "
+            "be, cannot be reached (offline; with a copy in the cache, set HF_HUB_OFFLINE=1)"
+        )
+    try:
+        dataset = datasets.load_dataset(name, config or None, split=split or "train")
+    except Exception as error:  # datasets raises many types: no data files, no such split or config...
+        what = "a directory of data files" if local else "a Hugging Face Hub dataset"
+        raise InputError(f"{spec}: not readable as {what}: {first_line(error)}") from None
+    _hub_fingerprints[(spec, split)] = dataset._fingerprint
+    for number, row in enumerate(dataset, start=1):
+        yield f"{spec} ({split or 'train'}), row {number}", row
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the Hugging Face Hub answers a connection within `timeout` seconds."""
+    import socket
+
+    from huggingface_hub import constants
+
+    host = re.sub(r"^https?://", "", constants.ENDPOINT).split("/")[0]
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+    except OSError:
+        return False
+    return True
 
 
 def _story_rows(stories: list[Path]) -> Iterator[Row]:

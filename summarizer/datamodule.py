@@ -1,4 +1,8 @@
-"""Training, validation and test documents as length-grouped, dynamically padded batches."""
+"""Training, validation and test documents as length-grouped, dynamically padded batches.
+
+Above 250 lines: the length-grouped sampler (resumable mid-epoch, dealt out to DDP processes)
+and the held-out splits are this data flow's, kept beside it.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from pytorch_lightning.utilities.rank_zero import rank_zero_only
 from torch.utils.data import BatchSampler, DataLoader, Sampler
 from transformers import PreTrainedTokenizerBase
 
-from summarizer.batch import Batch, collate
+from summarizer.batch import Batch, by_length, collate, cut
 from summarizer.config import DataConfig
 from summarizer.data import LoadedData, load_documents, untokenized
 from summarizer.errors import InputError
@@ -128,22 +132,21 @@ class LengthGroupedSampler(Sampler[int]):
         """This process's batches for the current epoch."""
         order = list(range(len(self.lengths)))
         if not self.shuffle:
-            order.sort(key=lambda i: -self.lengths[i])
-            return self._cut(order[self.rank :: self.num_replicas])
+            longest = by_length(order, self.lengths, longest_first=True)
+            return cut(longest[self.rank :: self.num_replicas], self.batch_size)
         rng = random.Random(self.seed + self.epoch)
         chunk = self.batch_size * self.bucket_batches
         if self.keep_order:
             batches = []
             for start in range(0, len(order), chunk):
-                grouped = self._cut(sorted(order[start : start + chunk], key=self.lengths.__getitem__))
+                grouped = cut(by_length(order[start : start + chunk], self.lengths), self.batch_size)
                 random.Random(f"{self.seed}:{self.epoch}:{start}").shuffle(grouped)
                 batches += sorted(grouped, key=len, reverse=True)  # a short batch last (stable sort)
             full = [batch for batch in batches if len(batch) == self.batch_size]
         else:
             rng.shuffle(order)
-            batches = self._cut(
-                [i for start in range(0, len(order), chunk) for i in sorted(order[start : start + chunk], key=self.lengths.__getitem__)]
-            )
+            grouped = [i for start in range(0, len(order), chunk) for i in by_length(order[start : start + chunk], self.lengths)]
+            batches = cut(grouped, self.batch_size)
             short = batches[-1:] if batches and len(batches[-1]) < self.batch_size else []
             full = batches[: len(batches) - len(short)]
             rng.shuffle(full)
@@ -151,9 +154,6 @@ class LengthGroupedSampler(Sampler[int]):
         missing = -len(batches) % self.num_replicas
         batches += list(itertools.islice(itertools.cycle(full or batches), missing))
         return batches[self.rank :: self.num_replicas]
-
-    def _cut(self, order: list[int]) -> list[list[int]]:
-        return [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
 
     def __iter__(self) -> Iterator[int]:
         return (i for batch in self.batches()[self.start() :] for i in batch)

@@ -10,15 +10,13 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import summarizer.extras  # noqa: F401, I001  (first: one line, not a traceback, without bertsum[train])
 from summarizer.api import Summarizer
-from summarizer.arguments import UsageError, add_debug_flag, fraction, positive_int, run_guarded
+from summarizer.arguments import UsageError, add_debug_flag, add_model_arguments, add_selection_arguments, positive_int, run_command, selection_from
 from summarizer.centrality import DEFAULT_WORDS, most_central
 from summarizer.data import Document, load_documents
 from summarizer.oracle import greedy_oracle
-from summarizer.precision import PRECISIONS
 from summarizer.rouge import METRICS, RougeResult, rouge
 from summarizer.selection import SelectionConfig
 from summarizer.sentences import split_sentences
@@ -73,10 +71,23 @@ def evaluate(
     n is the selection's sentence count for each document (`k`, or `ratio` of its sentences);
     all four choose from the same sentences of each document.
     """
-    if selection.max_words is not None:
-        raise ValueError("evaluation compares systems at a sentence count: use k or ratio, not max_words")
     sentences = [document.sentences or summarizer.sentences(document.text) for document in documents]
     references = [split_sentences(document.reference, summarizer.language) for document in documents]
+    return evaluate_sentences(summarizer, sentences, references, selection, batch_size, bootstrap_samples)
+
+
+def evaluate_sentences(
+    summarizer: Summarizer,
+    sentences: Sequence[list[str]],
+    references: Sequence[list[str]],
+    selection: SelectionConfig = SelectionConfig(),
+    batch_size: int = 16,
+    bootstrap_samples: int = 1000,
+) -> Evaluation:
+    """`evaluate` on documents and references already split into sentences (as training keeps
+    its test documents)."""
+    if selection.max_words is not None:
+        raise ValueError("evaluation compares systems at a sentence count: use k or ratio, not max_words")
     sizes = [selection.sentence_budget(len(document)) for document in sentences]
     model = [summary.sentences for summary in summarizer.summarize_batch(sentences, batch_size, **asdict(selection))]
     lead = [document[:size] for document, size in zip(sentences, sizes)]
@@ -91,7 +102,7 @@ def evaluate(
         for document, reference, size in zip(sentences, references, sizes)
     ]
     return Evaluation(
-        documents=len(documents),
+        documents=len(sentences),
         selection=selection,
         systems={
             name: rouge(predictions, references, bootstrap_samples, summarizer.language)
@@ -106,7 +117,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="ROUGE-1/2/Lsum F1 (rouge-score, stemming) of a model, Lead, TextRank and the oracle, "
         "with 95% bootstrap intervals.",
     )
-    parser.add_argument("--model", type=Path, help="exported model directory (default: $BERTSUM_MODEL_DIR, else the built-in news model)")
     parser.add_argument(
         "--data", required=True, help="aclsum, a .jsonl/.json/.csv/.parquet file, or a dataset directory"
     )
@@ -115,19 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="split of a saved dataset dictionary; required for aclsum (train, validation or test); "
         "for a file, a range of its documents such as 300: or 0:300",
     )
-    length = parser.add_mutually_exclusive_group()
-    length.add_argument("-k", type=positive_int, default=3, help="sentences per summary (default 3)")
-    length.add_argument("--ratio", type=fraction, help="fraction of each document's sentences")
-    parser.add_argument("--no-trigram-blocking", action="store_true", help="allow sentences that repeat a word trigram")
+    add_selection_arguments(parser, summaries=False)
     parser.add_argument("--text-field", help="field holding the document (default: guessed)")
     parser.add_argument("--summary-field", help="field holding the reference summary (default: guessed)")
     parser.add_argument("--skip-bad-rows", action="store_true", help="skip unusable rows instead of stopping")
     parser.add_argument("--limit", type=positive_int, help="evaluate on the first N documents only")
-    parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
-    parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
-    parser.add_argument(
-        "--precision", choices=PRECISIONS, default="fp32", help="fp32 (default), bf16, or int8 on a CPU (faster, see README)"
-    )
+    add_model_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     add_debug_flag(parser)
     return parser
@@ -135,12 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the evaluation command; returns the exit status (2 for bad arguments, model or data)."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as stop:
-        return stop.code if isinstance(stop.code, int) else 2
-    return run_guarded(parser, lambda: _run(args), _report, args.debug)
+    return run_command(build_parser(), argv, _run, _report)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -157,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
     for reason in data.skipped:
         _report(f"skipped {reason}")
     documents = data.documents[: args.limit]
-    selection = SelectionConfig(k=args.k, ratio=args.ratio, trigram_blocking=not args.no_trigram_blocking)
+    selection = selection_from(args)
     result = evaluate(summarizer, documents, selection, args.batch_size)
     if args.json:
         print(json.dumps({"data": args.data, "split": args.split, **result.to_dict()}, indent=2))

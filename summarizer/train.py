@@ -6,6 +6,7 @@ with `BertSumModel.save_pretrained`. Checkpoints and CSV / TensorBoard logs go t
 `runs/NAME/`; `--resume` continues a stopped run from `runs/NAME/checkpoints/last.ckpt`.
 The run directory is touched only once the encoder, the trainer settings and the data have
 loaded, so a run that fails to start leaves an earlier run's checkpoints alone.
+Above 250 lines: one run from start to report (callbacks, resume check, export, test scores).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from summarizer.config import ConfigError, ModelConfig, TrainConfig, load_config
 from summarizer.datamodule import SummarizationDataModule
 from summarizer.data import Document, write_jsonl
 from summarizer.errors import InputError, first_line
-from summarizer.evaluate import Evaluation, evaluate
+from summarizer.evaluate import Evaluation, evaluate_sentences
 from summarizer.configuration import BASE_ENCODERS, BertSumConfig, refuse_code
 from summarizer.model import BertSumModel, freeze_encoder, load_tokenizer
 from summarizer.selection import SelectionConfig
@@ -230,8 +231,8 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
             raise InputError(f"output: cannot export the model to {config.export_dir} ({error}); the best checkpoint is {best}") from None
         if datamodule.has("test"):
             if config.selection.max_words is None:
-                test_documents = held_out.get("test") or split_documents(datamodule, "test")
-                result.test = evaluate(Summarizer(model, tokenizer), test_documents, config.selection)
+                rows = datamodule.datasets["test"].select_columns(["sentences", "reference"])
+                result.test = evaluate_sentences(Summarizer(model, tokenizer), rows["sentences"], rows["reference"], config.selection)
             else:
                 print(
                     "Test documents not scored: the comparison with Lead and the oracle needs "

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from summarizer import data as data_module
 from summarizer.data import Document, load_documents, untokenize, untokenized, write_jsonl
 from summarizer.errors import InputError
 
@@ -86,6 +87,31 @@ def test_saved_dataset_dict_needs_a_split(tmp_path: Path) -> None:
     assert load_documents(tmp_path / "saved", split="train").documents == EXPECTED
     message = _error(tmp_path / "saved", split="validation")
     assert str(tmp_path / "saved") in message and "train, test" in message
+
+
+def test_a_directory_of_data_files_reads_as_a_dataset_with_splits(tmp_path: Path) -> None:
+    # load_dataset reads it exactly as it reads a Hub dataset (`cnn_dailymail:3.0.0`), without a network.
+    _jsonl(tmp_path / "train.jsonl", ROWS)
+    _jsonl(tmp_path / "test.jsonl", ROWS[1:])
+    assert load_documents(tmp_path).documents == EXPECTED
+    test = load_documents(tmp_path, "test")
+    assert test.documents == EXPECTED[1:] and test.fingerprint != load_documents(tmp_path).fingerprint
+    assert load_documents(tmp_path, "train[:1]").documents == EXPECTED[:1]
+    assert "not readable as a directory of data files: " in _error(tmp_path, split="validation")
+
+
+def test_a_hub_dataset_name_gives_one_line_when_the_hub_cannot_be_reached(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(data_module, "_hub_reachable", lambda: False)
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", False)
+    message = _error("cnn_dailymail:3.0.0", split="test")
+    assert message == (
+        "cnn_dailymail:3.0.0: no such file or directory, and the Hugging Face Hub, where a dataset of that "
+        "name would be, cannot be reached (offline; with a copy in the cache, set HF_HUB_OFFLINE=1)"
+    )
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)  # offline mode: the cache only, at once
+    message = _error("owner/no-such-dataset", split="test")
+    assert message.startswith("owner/no-such-dataset: not readable as a Hugging Face Hub dataset: ") and "\n" not in message
+    assert _error("no such/file.jsonl").endswith("no such file or directory")  # not a Hub name
 
 
 def test_story_directory(tmp_path: Path) -> None:
@@ -315,7 +341,7 @@ def test_bad_story_is_skippable(tmp_path: Path) -> None:
     [
         ("missing.jsonl", "no such file or directory"),
         ("d.txt", "unknown format .txt"),
-        ("folder", "saved `datasets`"),
+        ("folder", "not readable as a directory of data files"),
     ],
 )
 def test_unusable_paths(tmp_path: Path, name: str, problem: str) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import runpy
 import unicodedata
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -17,40 +17,9 @@ from summarizer.oracle import greedy_oracle, greedy_oracle_words, oracle_targets
 from summarizer.sentences import split_sentences
 
 
-def _ngrams(words: Sequence[str], n: int) -> set[tuple[str, ...]]:
-    return set(zip(*(words[i:] for i in range(n))))
-
-
-def _f1(evaluated: set[tuple[str, ...]], reference: set[tuple[str, ...]]) -> float:
-    overlap = len(evaluated & reference)
-    precision = overlap / len(evaluated) if evaluated else 0.0
-    recall = overlap / len(reference) if reference else 0.0
-    return 2.0 * ((precision * recall) / (precision + recall + 1e-8))
-
-
-def set_union_oracle(sentences: Sequence[Sequence[str]], reference: Sequence[str], k: int) -> list[int]:
-    """BERTSUM's greedy_selection: n-gram set unions recomputed for every candidate."""
-    unigrams = [_ngrams(s, 1) for s in sentences]
-    bigrams = [_ngrams(s, 2) for s in sentences]
-    reference_1, reference_2 = _ngrams(reference, 1), _ngrams(reference, 2)
-    selected: list[int] = []
-    best = 0.0
-    for _ in range(k):
-        step_best, step_choice = best, -1
-        for i in range(len(sentences)):
-            if i in selected:
-                continue
-            chosen = [*selected, i]
-            score = _f1(set().union(*(unigrams[j] for j in chosen)), reference_1) + _f1(
-                set().union(*(bigrams[j] for j in chosen)), reference_2
-            )
-            if score > step_best:
-                step_best, step_choice = score, i
-        if step_choice < 0:
-            break
-        selected.append(step_choice)
-        best = step_best
-    return sorted(selected)
+# BERTSUM's set-union oracle, as the preprocessing benchmark compares against it.
+_REFERENCE = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "bench_preprocess.py"))
+_ngrams, _f1, set_union_oracle = _REFERENCE["_ngrams"], _REFERENCE["_f1"], _REFERENCE["set_union_oracle"]
 
 
 def test_rouge_words_lowercases_and_keeps_alphanumerics() -> None:
