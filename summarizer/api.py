@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -94,8 +94,7 @@ class Summarizer:
         self.model = model
         self.language = model.config.language
         self.max_windows_per_pass = max_windows_per_pass
-        features = replace(model.config.features, truncate=False, max_sentences=None)
-        self.builder = FeatureBuilder(tokenizer, features, self.language)
+        self.builder = FeatureBuilder(tokenizer, model.config.features.for_inference(), self.language)
         self.pad_token_id: int = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.device = next(model.parameters()).device
 
@@ -162,12 +161,29 @@ class Summarizer:
     def _stream(
         self, texts: Iterator[Text], batch_size: int, selection: SelectionConfig, progress: Progress | None
     ) -> Iterator[Summary]:
+        size = batch_size * CHUNK_BATCHES
+        chunks = iter(lambda: list(itertools.islice(texts, size)), [])
+        prepared = (self.prepare(chunk, first_position=i * size) for i, chunk in enumerate(chunks))
+        return self._summaries(prepared, batch_size, selection, progress)
+
+    def summarize_prepared(
+        self, documents: Sequence[PreparedDocument], batch_size: int = 16, selection: SelectionConfig = SelectionConfig()
+    ) -> Iterator[Summary]:
+        """Summaries of documents already prepared (`prepare`, `from_features`), scored exactly
+        as `summarize_batch` scores them."""
+        size = batch_size * CHUNK_BATCHES
+        chunks = (list(documents[start : start + size]) for start in range(0, len(documents), size))
+        return self._summaries(chunks, batch_size, selection, None)
+
+    def _summaries(
+        self,
+        chunks: Iterable[list[PreparedDocument]],
+        batch_size: int,
+        selection: SelectionConfig,
+        progress: Progress | None,
+    ) -> Iterator[Summary]:
         done = total = 0
-        for start in itertools.count(0, batch_size * CHUNK_BATCHES):
-            chunk = list(itertools.islice(texts, batch_size * CHUNK_BATCHES))
-            if not chunk:
-                return
-            prepared = self.prepare(chunk, first_position=start)
+        for prepared in chunks:
             sections = [section for document in prepared for section in document.sections]
             total += sum(len(document.sentences) for document in prepared)
             scores: list[list[float]] = [[] for _ in sections]
@@ -193,6 +209,13 @@ class Summarizer:
         for (i, first, part), features in zip(parts, self.builder.batch([part for _, _, part in parts])):
             sections[i].append(Section(first, len(part), features))
         return [PreparedDocument(sentences, own) for sentences, own in zip(documents, sections)]
+
+    def from_features(self, sentences: list[str], features: DocumentFeatures) -> PreparedDocument:
+        """A document whose features were built with this model's `FeatureConfig.for_inference()`
+        (as training builds its test documents'); one longer than a section is cut into sections."""
+        if len(sentences) > SECTION_SENTENCES:
+            return self.prepare([sentences])[0]
+        return PreparedDocument(sentences, [Section(0, len(sentences), features)])
 
     def sentences(self, text: Text, position: int = 0) -> list[str]:
         """The sentences of a document given as text or as a list of sentences."""

@@ -2,12 +2,13 @@
 
 Every setting has a default here; a YAML file and then `section.key=value` overrides on the
 command line change them. An unknown key or a value of the wrong type or range raises
-`ConfigError` naming the key. The
-`trainer` section takes any argument of `pytorch_lightning.Trainer` and passes it on untouched.
-Lightning's own `LightningCLI` (jsonargparse) was measured against this binder: it accepted the
-misspelt `--trainer.max_epoch=2` as an abbreviation, answered `--trainer.max_epochs=two` with a
-nine-line report and an unknown key with its whole usage text, and would change every command
-people already use (docs/results.md), so the project keeps one-line errors and `key=value`.
+`ConfigError` naming the key. The `trainer` section takes any argument of
+`pytorch_lightning.Trainer` and passes it on untouched.
+
+Lightning's own `LightningCLI` (jsonargparse) is not used: it takes a misspelt
+`--trainer.max_epoch=2` as an abbreviation of max_epochs, answers a value of the wrong type with
+a report of several lines and an unknown key with its whole usage text, and would change every
+command people already use; this binder keeps one-line errors and `key=value`.
 Above 250 lines: the settings of every training section live together, with their checks.
 """
 

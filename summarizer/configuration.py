@@ -59,7 +59,12 @@ class BertSumConfig(PreTrainedConfig):
             self.features = FeatureConfig(**(self.features or {}))
         if self.base_encoder is not None and self.base_encoder not in BASE_ENCODERS:
             raise ValueError(f"base_encoder must be one of {', '.join(BASE_ENCODERS)}, got {self.base_encoder!r}")
+        # A composite config resets its sub-configs' attention implementation: the encoder keeps
+        # the one it was loaded with (PyTorch's fused kernel, unless asked otherwise).
+        attention = self.encoder._attn_implementation if isinstance(self.encoder, PreTrainedConfig) else None
         super().__post_init__(**kwargs)
+        if attention is not None and self._attn_implementation is None:
+            self.encoder._attn_implementation = attention
         self.encoder.name_or_path = ""  # where the encoder came from is no setting of the model
 
     def to_dict(self) -> dict[str, Any]:

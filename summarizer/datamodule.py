@@ -11,7 +11,7 @@ import itertools
 import random
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -86,6 +86,7 @@ def collate_documents(
     )
 
 
+@dataclass(eq=False)
 class LengthGroupedSampler(Sampler[int]):
     """Document indices in an order whose consecutive `batch_size` runs have similar lengths.
 
@@ -101,29 +102,17 @@ class LengthGroupedSampler(Sampler[int]):
     `num_replicas`-th document, longest first, and none is repeated.
     """
 
-    def __init__(
-        self,
-        lengths: Sequence[int],
-        batch_size: int,
-        *,
-        shuffle: bool,
-        seed: int = 0,
-        bucket_batches: int = 32,
-        num_replicas: int = 1,
-        rank: int = 0,
-        keep_order: bool = False,
-        start: Callable[[], int] = lambda: 0,
-    ) -> None:
-        self.lengths = list(lengths)
-        self.batch_size = batch_size
-        self.shuffle = shuffle
-        self.seed = seed
-        self.bucket_batches = bucket_batches
-        self.num_replicas = num_replicas
-        self.rank = rank
-        self.keep_order = keep_order
-        self.start = start
-        self.epoch = 0
+    lengths: Sequence[int]
+    batch_size: int
+    _: KW_ONLY
+    shuffle: bool
+    seed: int = 0
+    bucket_batches: int = 32
+    num_replicas: int = 1
+    rank: int = 0
+    keep_order: bool = False
+    start: Callable[[], int] = lambda: 0
+    epoch: int = field(default=0, init=False)
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
@@ -266,10 +255,12 @@ class SummarizationDataModule(pl.LightningDataModule):
 
     def _preprocess_all(self) -> dict[str, datasets.Dataset]:
         """Features of every split; training leaves out documents without a scored sentence."""
-        labels = self.data.labels()
         loaded, self.loaded = self.load(), {}  # the documents are not kept once their features are built
+        # The test split is read as the trained model reads documents, and needs no targets.
+        settings = {split: (self.features, self.data.labels()) for split in ("train", "validation")}
+        settings["test"] = (self.features.for_inference(), None)
         out = {
-            split: preprocess(documents, self.tokenizer, self.features, labels, language=self.language, num_proc=self.data.num_proc)
+            split: preprocess(documents, self.tokenizer, *settings[split], language=self.language, num_proc=self.data.num_proc)
             for split, documents in loaded.items()
         }
         scored = [i for i, indices in enumerate(out["train"]["sentence_indices"]) if indices]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import summarizer.extras  # noqa: F401, I001  (first: one line, not a traceback, without bertsum[train])
-from summarizer.api import Summarizer
+from summarizer.api import PreparedDocument, Summarizer
 from summarizer.arguments import UsageError, add_debug_flag, add_model_arguments, add_selection_arguments, positive_int, run_command, selection_from
 from summarizer.centrality import DEFAULT_WORDS, most_central
 from summarizer.data import Document, load_documents
@@ -71,25 +71,26 @@ def evaluate(
     n is the selection's sentence count for each document (`k`, or `ratio` of its sentences);
     all four choose from the same sentences of each document.
     """
+    _check(selection)
     sentences = [document.sentences or summarizer.sentences(document.text) for document in documents]
     references = [split_sentences(document.reference, summarizer.language) for document in documents]
-    return evaluate_sentences(summarizer, sentences, references, selection, batch_size, bootstrap_samples)
+    return evaluate_prepared(summarizer, summarizer.prepare(sentences), references, selection, batch_size, bootstrap_samples)
 
 
-def evaluate_sentences(
+def evaluate_prepared(
     summarizer: Summarizer,
-    sentences: Sequence[list[str]],
+    documents: Sequence[PreparedDocument],
     references: Sequence[list[str]],
     selection: SelectionConfig = SelectionConfig(),
     batch_size: int = 16,
     bootstrap_samples: int = 1000,
 ) -> Evaluation:
-    """`evaluate` on documents and references already split into sentences (as training keeps
-    its test documents)."""
-    if selection.max_words is not None:
-        raise ValueError("evaluation compares systems at a sentence count: use k or ratio, not max_words")
+    """`evaluate` on documents whose features are built (`Summarizer.prepare`, or training's own
+    test features through `Summarizer.from_features`), with references split into sentences."""
+    _check(selection)
+    sentences = [document.sentences for document in documents]
     sizes = [selection.sentence_budget(len(document)) for document in sentences]
-    model = [summary.sentences for summary in summarizer.summarize_batch(sentences, batch_size, **asdict(selection))]
+    model = [summary.sentences for summary in summarizer.summarize_prepared(documents, batch_size, selection)]
     lead = [document[:size] for document, size in zip(sentences, sizes)]
     features = summarizer.model.config.features
     words = features.centrality_words if features.centrality else DEFAULT_WORDS
@@ -109,6 +110,11 @@ def evaluate_sentences(
             for name, predictions in zip(SYSTEMS, (model, lead, textrank, oracle))
         },
     )
+
+
+def _check(selection: SelectionConfig) -> None:
+    if selection.max_words is not None:
+        raise ValueError("evaluation compares systems at a sentence count: use k or ratio, not max_words")
 
 
 def build_parser() -> argparse.ArgumentParser:

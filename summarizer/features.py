@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from transformers import PreTrainedTokenizerBase
@@ -52,6 +52,11 @@ class FeatureConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def for_inference(self) -> FeatureConfig:
+        """These settings as a trained model reads documents: windows cover the whole document
+        and every sentence is scored, whatever `truncate` and `max_sentences` training used."""
+        return replace(self, truncate=False, max_sentences=None)
 
     def deciding_settings(self) -> dict[str, Any]:
         """The settings that decide the features: the centrality words only where centrality is on."""
@@ -105,6 +110,13 @@ class DocumentFeatures:
     windows: list[Window] = field(default_factory=list)
     sentence_indices: list[int] = field(default_factory=list)
     sentence_features: list[list[float]] | None = None  # centrality of each scored sentence, if used
+
+    @classmethod
+    def from_columns(cls, row: dict[str, Any]) -> DocumentFeatures:
+        """The features of a `datasets` row written from `to_columns`."""
+        token_types = row.get("token_type_ids") or [None] * len(row["input_ids"])
+        windows = [Window(ids, cls_positions, types) for ids, cls_positions, types in zip(row["input_ids"], row["cls_positions"], token_types)]
+        return cls(windows, row["sentence_indices"], row.get("sentence_features"))
 
     def to_columns(self) -> dict[str, Any]:
         """Flat columns for a `datasets` row (token type ids are left out when absent)."""

@@ -69,6 +69,8 @@ class BertSumModel(PreTrainedModel):
 
     config_class = BertSumConfig
     base_model_prefix = "bertsum"
+    # The encoder's attention runs as PyTorch's fused kernel (the head needs none of transformers').
+    _supports_sdpa = True
 
     def __init__(self, config: BertSumConfig, encoder: PreTrainedModel | None = None) -> None:
         super().__init__(config)
@@ -171,6 +173,8 @@ class BertSumModel(PreTrainedModel):
                 hf_logging.enable_progress_bar()
         model = cls(config, encoder)
         model.load_state_dict(load_file(str(weights)), strict=False)
+        if isinstance(dtype, str):  # "bfloat16", as transformers also accepts
+            dtype = getattr(torch, dtype)
         return model.to(device=device, dtype=dtype).eval()
 
 

@@ -38,7 +38,8 @@ from summarizer.config import ConfigError, ModelConfig, TrainConfig, load_config
 from summarizer.datamodule import SummarizationDataModule
 from summarizer.data import Document, write_jsonl
 from summarizer.errors import InputError, first_line
-from summarizer.evaluate import Evaluation, evaluate_sentences
+from summarizer.features import DocumentFeatures
+from summarizer.evaluate import Evaluation, evaluate_prepared
 from summarizer.configuration import BASE_ENCODERS, BertSumConfig, refuse_code
 from summarizer.model import BertSumModel, freeze_encoder, load_tokenizer
 from summarizer.selection import SelectionConfig
@@ -231,8 +232,10 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
             raise InputError(f"output: cannot export the model to {config.export_dir} ({error}); the best checkpoint is {best}") from None
         if datamodule.has("test"):
             if config.selection.max_words is None:
-                rows = datamodule.datasets["test"].select_columns(["sentences", "reference"])
-                result.test = evaluate_sentences(Summarizer(model, tokenizer), rows["sentences"], rows["reference"], config.selection)
+                summarizer = Summarizer(model, tokenizer)
+                rows = datamodule.datasets["test"]  # features built as the model reads documents
+                prepared = [summarizer.from_features(row["sentences"], DocumentFeatures.from_columns(row)) for row in rows]
+                result.test = evaluate_prepared(summarizer, prepared, rows["reference"], config.selection)
             else:
                 print(
                     "Test documents not scored: the comparison with Lead and the oracle needs "

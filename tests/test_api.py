@@ -8,7 +8,8 @@ from summarizer import Summarizer, Summary
 from summarizer.api import CHUNK_BATCHES, SECTION_SENTENCES
 from summarizer.batch import collate
 from summarizer.errors import InputError
-from summarizer.features import FeatureConfig
+from summarizer.features import DocumentFeatures, FeatureConfig
+from summarizer.selection import SelectionConfig
 from conftest import export
 from summarizer.model import BertSumModel, load_tokenizer
 
@@ -284,3 +285,14 @@ def test_lower_precisions_score_every_sentence_close_to_fp32(tiny_model_dir, pre
 def test_unknown_precision_is_refused(tiny_model_dir):
     with pytest.raises(ValueError, match="precision must be one of fp32, bf16, int8"):
         Summarizer.from_pretrained(tiny_model_dir, precision="fp16")
+
+
+def test_documents_from_built_features_summarize_as_from_text(tiny_model_dir):
+    summarizer = Summarizer.from_pretrained(tiny_model_dir)
+    documents = [long_document(7), long_document(600)]  # the second is longer than a section
+    builder = summarizer.builder  # the model's features for inference, as training builds its test split's
+    prepared = [summarizer.from_features(d, DocumentFeatures.from_columns(builder(d).to_columns())) for d in documents]
+    assert [len(p.sections) for p in prepared] == [1, 2]
+    assert prepared == summarizer.prepare(documents)
+    direct = list(summarizer.summarize_batch(documents, k=2))
+    assert list(summarizer.summarize_prepared(prepared, selection=SelectionConfig(k=2))) == direct

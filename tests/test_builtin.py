@@ -117,3 +117,12 @@ def test_the_builtin_model_beats_lead_3_on_cnn_dailymail_test_articles(shared_da
     result = evaluate(Summarizer.from_pretrained(builtin_model_dir()), documents, SelectionConfig(k=3), bootstrap_samples=10)
     model, lead = result.systems["model"], result.systems["lead"]
     assert model.mean["rouge1"] > lead.mean["rouge1"] + 0.5, (model.mean, lead.mean)
+
+
+def test_the_builtin_model_loads_in_another_dtype_through_the_auto_class() -> None:
+    from transformers import AutoModel
+
+    from summarizer import BertSumModel
+
+    model = AutoModel.from_pretrained(str(builtin_model_dir()), dtype="bfloat16")
+    assert isinstance(model, BertSumModel) and {p.dtype for p in model.parameters()} == {torch.bfloat16}

@@ -135,3 +135,9 @@ def test_a_new_head_is_a_new_class(tiny_encoder_dir: Path, tmp_path: Path) -> No
     assert len(summary.sentences) == 2
     with pytest.raises(ValueError, match="head setting 'depth' is not one of the test-max head's"):
         BertSumConfig(head={"type": "test-max", "depth": 3})
+
+
+def test_the_encoder_keeps_pytorch_s_fused_attention(tiny_encoder_dir: Path, tiny_model_dir: Path) -> None:
+    # Wrapping the encoder's config must not reset its attention to the slow eager path.
+    assert BertSumModel.from_encoder(tiny_encoder_dir).encoder.config._attn_implementation == "sdpa"
+    assert BertSumModel.from_pretrained(tiny_model_dir).encoder.config._attn_implementation == "sdpa"
