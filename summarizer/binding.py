@@ -3,7 +3,7 @@
 A key the dataclass lacks, or a value of the wrong type or range, raises `ConfigError` naming
 the key (`section.key: ...`); checks in `__post_init__` start their message with the field's
 name. A dataclass with an `extra_setting(key, value, where)` classmethod takes other keys too,
-into its `others` field.
+into its `others` field; one with a `RENAMED` mapping says what replaced a key it no longer has.
 """
 
 from __future__ import annotations
@@ -76,6 +76,8 @@ def build(cls: type, values: Any, path: str) -> Any:
             kwargs[key] = coerce(hints[key], value, where)
         elif extra is not None:
             others[key] = extra(key, value, where)
+        elif key in getattr(cls, "RENAMED", {}):
+            raise ConfigError(f"{where}: no longer a setting: {cls.RENAMED[key]}")
         else:
             raise ConfigError(f"{where}: unknown setting (known in {path or 'the config'}: {', '.join(sorted(known))})")
     if others:

@@ -52,6 +52,11 @@ class ModelConfig:
     the layers below (null: all of it); the backward pass then stops at the first trained layer.
     """
 
+    RENAMED: typing.ClassVar[dict[str, str]] = {
+        f"head_{name}": f"set model.head.{name} (the head's own settings: `head: {{type: transformer, {name}: ...}}`)"
+        for name in ("layers", "heads", "feedforward", "dropout")
+    }
+
     encoder: str | None = None
     head: dict[str, Any] | str = "linear"
     pooling: str = "cls"

@@ -88,13 +88,12 @@ def read_config(directory: Path) -> BertSumConfig:
     `InputError` naming the file and what is wrong with it."""
     refuse_code(directory)
     path = directory / CONFIG_FILE
-    old = directory / _OLD_SETTINGS_FILE
-    if old.is_file():
-        return _convert(old)
     settings = _read_json(path) if path.is_file() else {}
-    if settings.get("model_type") != BertSumConfig.model_type:
-        raise InputError(f"{directory}: not a bertsum model directory (no {CONFIG_FILE} with model_type \"bertsum\")")
-    return _config(settings, path)
+    if settings.get("model_type") == BertSumConfig.model_type:
+        return _config(settings, path)
+    if (directory / _OLD_SETTINGS_FILE).is_file():
+        return _convert(directory / _OLD_SETTINGS_FILE)
+    raise InputError(f"{directory}: not a bertsum model directory (no {CONFIG_FILE} with model_type \"bertsum\")")
 
 
 def _convert(path: Path) -> BertSumConfig:
@@ -141,19 +140,23 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def refuse_code(directory: Path) -> None:
     """An `InputError` if loading `directory` would need Python code from it (`auto_map`, or a
-    `model_type` transformers does not know, the encoder's included): nothing from a model
+    `model_type` transformers does not know, at any depth of the config): nothing from a model
     directory is ever executed."""
     for name in (CONFIG_FILE, "tokenizer_config.json"):
         path = directory / name
-        if not path.is_file():
-            continue
-        settings = _read_json(path)
-        parts = [settings]
-        if name == CONFIG_FILE and isinstance(settings.get("encoder"), dict):
-            parts.append(settings["encoder"])
-        for part in parts:
-            if "auto_map" in part:
-                raise InputError(f"{path}: refused: it asks to run Python code from its directory (auto_map)")
-            kind = part.get("model_type")
-            if name == CONFIG_FILE and kind is not None and kind not in CONFIG_MAPPING:
-                raise InputError(f"{path}: refused: model_type {kind!r} is not one transformers knows (it would need code from the directory)")
+        if path.is_file():
+            _refuse_code_in(_read_json(path), path, name == CONFIG_FILE, top=True)
+
+
+def _refuse_code_in(settings: dict[str, Any], path: Path, is_config: bool, top: bool) -> None:
+    if "auto_map" in settings:
+        raise InputError(f"{path}: refused: it asks to run Python code from its directory (auto_map)")
+    kind = settings.get("model_type")
+    if is_config and kind is not None:
+        if kind not in CONFIG_MAPPING:
+            raise InputError(f"{path}: refused: model_type {kind!r} is not one transformers knows (it would need code from the directory)")
+        if kind == BertSumConfig.model_type and not top:
+            raise InputError(f"{path}: refused: a bertsum model cannot be the encoder of another")
+    for value in settings.values():
+        if isinstance(value, dict):
+            _refuse_code_in(value, path, is_config, top=False)

@@ -80,16 +80,21 @@ def load_documents(
     `InputError` naming the file and row, or with `skip_bad_rows` is skipped and reported.
     """
     options = _Options(text_field, summary_field, require_reference)
+    source: Any = None  # what the fingerprint follows besides the settings
     if str(spec) == "aclsum":
         path = aclsum_dir() / ACLSUM_SPLITS.get(split or "train", "")
         if split is not None and split not in ACLSUM_SPLITS:
             raise InputError(f"aclsum has no split {split!r}; choose train, validation or test")
-        rows = _aclsum_rows(path)
+        rows, source = _aclsum_rows(path), _stat(path)
     else:
         path = Path(spec)
-        if not path.exists() and not _HUB_NAME.fullmatch(str(spec)):
+        if not path.exists() and (not _HUB_NAME.fullmatch(str(spec)) or path.suffix.lower() in _FILE_SUFFIXES):
             raise InputError(f"{path}: no such file or directory")
-        rows = _rows(path, split) if path.exists() else _dataset_rows(str(spec), split)
+        if path.exists():
+            rows, source = _rows(path, split), _stat(path)
+        else:
+            dataset = _load_dataset(str(spec), split)
+            rows, source = _dataset_rows(dataset, str(spec), split), dataset._fingerprint
     documents, skipped = [], []
     for location, row in rows:
         try:
@@ -104,7 +109,6 @@ def load_documents(
         documents = documents[_row_range(split, path)]
     if not documents:
         raise InputError(f"{path}: no usable documents" + (f" ({len(skipped)} skipped)" if skipped else ""))
-    source = _stat(path) if path.exists() else _hub_fingerprints.get((str(spec), split))
     key = json.dumps([str(spec), split, text_field, summary_field, skip_bad_rows, source])
     return LoadedData(str(spec), documents, skipped, hashlib.sha256(key.encode()).hexdigest()[:16])
 
@@ -132,7 +136,7 @@ def _rows(path: Path, split: str | None) -> Iterator[Row]:
         stories = sorted(path.rglob("*.story"))
         if stories:
             return _story_rows(stories)
-        return _dataset_rows(str(path), split)
+        return _dataset_rows(_load_dataset(str(path), split), str(path), split)
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         return _jsonl_rows(path)
@@ -238,14 +242,12 @@ def _saved_dataset_rows(path: Path, split: str | None) -> Iterator[Row]:
         yield f"{path}, row {number}", row
 
 
-# A Hub dataset name, `name` or `owner/name`, and its config after a colon.
+# A Hub dataset name, `name` or `owner/name`, and its config after a colon; a name that ends
+# like a data file is a missing file, never looked up on the Hub.
 _HUB_NAME = re.compile(r"[\w.-]+(/[\w.-]+)?(:[\w.-]+)?")
-# Each Hub dataset's fingerprint once read (a cache key of its features).
-_hub_fingerprints: dict[tuple[str, str | None], str] = {}
-
-
-def _dataset_rows(spec: str, split: str | None) -> Iterator[Row]:
-    """Rows of a directory of data files or a Hub dataset, read by `datasets.load_dataset`."""
+_FILE_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet", ".story", ".txt", ".tsv", ".arrow")
+def _load_dataset(spec: str, split: str | None) -> Any:
+    """A directory of data files or a Hub dataset, read by `datasets.load_dataset`."""
     import datasets
 
     local = Path(spec).is_dir()
@@ -258,23 +260,25 @@ def _dataset_rows(spec: str, split: str | None) -> Iterator[Row]:
     try:
         dataset = datasets.load_dataset(name, config or None, split=split or "train")
     except Exception as error:  # datasets raises many types: no data files, no such split or config...
-        what = "a directory of data files" if local else "a Hugging Face Hub dataset"
-        raise InputError(f"{spec}: not readable as {what}: {first_line(error)}") from None
-    _hub_fingerprints[(spec, split)] = dataset._fingerprint
+        what = "not readable as a directory of data files" if local else "no such file or directory, nor a Hugging Face Hub dataset"
+        raise InputError(f"{spec}: {what}: {first_line(error)}") from None
+    return dataset
+
+
+def _dataset_rows(dataset: Any, spec: str, split: str | None) -> Iterator[Row]:
     for number, row in enumerate(dataset, start=1):
         yield f"{spec} ({split or 'train'}), row {number}", row
 
 
 def _hub_reachable(timeout: float = 3.0) -> bool:
-    """Whether the Hugging Face Hub answers a connection within `timeout` seconds."""
-    import socket
-
+    """Whether the Hugging Face Hub answers within `timeout` seconds (through the proxy and
+    endpoint huggingface_hub is set to use)."""
     from huggingface_hub import constants
+    from huggingface_hub.utils import get_session
 
-    host = re.sub(r"^https?://", "", constants.ENDPOINT).split("/")[0]
     try:
-        socket.create_connection((host, 443), timeout=timeout).close()
-    except OSError:
+        get_session().head(constants.ENDPOINT, timeout=timeout)
+    except Exception:  # the HTTP client raises its own types for DNS, refused and timed-out connections
         return False
     return True
 

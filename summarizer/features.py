@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from transformers import PreTrainedTokenizerBase
 
@@ -27,6 +27,11 @@ class FeatureConfig:
     centrality_words: what a word is to those features, "letters" or "tokens"
         (`summarizer.centrality`); models keep the one they were trained with.
     """
+
+    # Settings of earlier releases, and what replaced them (the training config says so).
+    RENAMED: ClassVar[dict[str, str]] = {
+        "centrality_version": "set centrality_words: letters (what version 3 computed) or tokens (version 4)"
+    }
 
     max_window_tokens: int = 512
     max_tokens_per_sentence: int = 128

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -48,21 +49,33 @@ def head_settings(settings: dict[str, Any] | str | None) -> dict[str, Any]:
     kind = settings.pop("type", None)
     if kind not in SentenceHead.kinds:
         raise ValueError(f"head type must be one of {', '.join(SentenceHead.kinds)}, got {kind!r}")
-    fields = {f.name: f.type for f in dataclasses.fields(SentenceHead.kinds[kind].Settings)}
+    settings_class = SentenceHead.kinds[kind].Settings
+    hints = typing.get_type_hints(settings_class)
+    fields = {f.name: hints.get(f.name) for f in dataclasses.fields(settings_class)}
     unknown = sorted(set(settings) - set(fields))
     if unknown:
         raise ValueError(f"head setting {unknown[0]!r} is not one of the {kind} head's ({', '.join(sorted(fields))})")
-    for name, value in settings.items():  # every head setting is a number: an int or a float
-        number = isinstance(value, int) or (fields[name] == "float" and isinstance(value, float))
-        if isinstance(value, bool) or not number:
-            raise ValueError(f"head {name} must be {'an integer' if fields[name] == 'int' else 'a number'}, got {value!r}")
-        if fields[name] == "float":
-            settings[name] = float(value)
+    for name, value in settings.items():
+        settings[name] = _checked(name, value, fields[name])
     try:
         checked = SentenceHead.kinds[kind].Settings(**settings)
     except (TypeError, ValueError) as error:
         raise ValueError(f"head {error}") from None
     return {"type": kind, **dataclasses.asdict(checked)}
+
+
+def _checked(name: str, value: Any, hint: Any) -> Any:
+    """`value` of a head setting declared as `hint` (int, float, bool and str are checked; a
+    whole number is a float too), or a ValueError naming the setting."""
+    expected = {int: "an integer", float: "a number", bool: "true or false", str: "text"}.get(hint)
+    if expected is None:
+        return value
+    fits = isinstance(value, hint) if hint in (bool, str) else (
+        not isinstance(value, bool) and isinstance(value, (int, float) if hint is float else int)
+    )
+    if not fits:
+        raise ValueError(f"head {name} must be {expected}, got {value!r}")
+    return float(value) if hint is float else value
 
 
 def build_head(dim: int, settings: dict[str, Any]) -> SentenceHead:

@@ -21,8 +21,8 @@ from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTo
 from transformers.utils import logging as hf_logging
 
 from summarizer.batch import Batch
-from summarizer.configuration import BertSumConfig, base_encoder_dir, read_config, refuse_code
-from summarizer.errors import InputError
+from summarizer.configuration import CONFIG_FILE, BertSumConfig, base_encoder_dir, read_config, refuse_code
+from summarizer.errors import InputError, first_line
 from summarizer.heads import build_head
 from summarizer.pooling import CentralityProjection, build_pooling
 
@@ -153,12 +153,16 @@ class BertSumModel(PreTrainedModel):
         apply (`device_map` needs accelerate: else move the model with `.to(device)`). An
         `InputError` names what does not fit; nothing in the directory is executed."""
         directory = Path(directory)
+        refuse_code(directory)  # also when a config is given, as AutoModel gives one
         config = kwargs.pop("config", None) or read_config(directory)
         weights = directory / WEIGHTS_FILE
         if not weights.is_file():
             raise InputError(f"{directory}: not a bertsum model directory (no {WEIGHTS_FILE})")
-        with torch.device("meta"):
-            expected = {k: v.shape for k, v in cls(config).state_dict().items()}
+        try:
+            with torch.device("meta"):
+                expected = {k: v.shape for k, v in cls(config).state_dict().items()}
+        except (ValueError, AttributeError, TypeError) as error:  # settings no model can be built from
+            raise InputError(f"{directory / CONFIG_FILE}: {first_line(error)}") from None
         _check_weights(expected, weights, config.base_encoder)
         kwargs.update(local_files_only=True, trust_remote_code=False)
         shown = hf_logging.is_progress_bar_enabled()
@@ -173,8 +177,10 @@ class BertSumModel(PreTrainedModel):
                 hf_logging.enable_progress_bar()
         model = cls(config, encoder)
         model.load_state_dict(load_file(str(weights)), strict=False)
-        if isinstance(dtype, str):  # "bfloat16", as transformers also accepts
-            dtype = getattr(torch, dtype)
+        if isinstance(dtype, str):  # "bfloat16" as transformers takes it; "auto": as saved (float32)
+            dtype = None if dtype == "auto" else getattr(torch, dtype)
+        if device == "auto" or (device is not None and not isinstance(device, (str, int, torch.device))):
+            raise InputError(f"{directory}: a compact model loads on one device: give device_map a device such as \"cuda\"")
         return model.to(device=device, dtype=dtype).eval()
 
 

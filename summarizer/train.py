@@ -42,6 +42,7 @@ from summarizer.features import DocumentFeatures
 from summarizer.evaluate import Evaluation, evaluate_prepared
 from summarizer.configuration import BASE_ENCODERS, BertSumConfig, refuse_code
 from summarizer.model import BertSumModel, freeze_encoder, load_tokenizer
+from summarizer.pooling import Pooling
 from summarizer.selection import SelectionConfig
 from summarizer.system import SummarizationSystem
 
@@ -115,7 +116,7 @@ def build_datamodule(config: TrainConfig, tokenizer: PreTrainedTokenizerBase) ->
         config.model.features,
         tokenizer,
         language=config.model.language,
-        token_slots=config.model.pooling == "mean",
+        token_slots=Pooling.kinds[config.model.pooling].needs_token_slots,
         seed=config.seed,
     )
 

@@ -110,8 +110,10 @@ def test_a_hub_dataset_name_gives_one_line_when_the_hub_cannot_be_reached(monkey
     )
     monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)  # offline mode: the cache only, at once
     message = _error("owner/no-such-dataset", split="test")
-    assert message.startswith("owner/no-such-dataset: not readable as a Hugging Face Hub dataset: ") and "\n" not in message
-    assert _error("no such/file.jsonl").endswith("no such file or directory")  # not a Hub name
+    assert message.startswith("owner/no-such-dataset: no such file or directory, nor a Hugging Face Hub dataset: ")
+    assert "\n" not in message
+    for missing in ("missing.jsonl", "data/train.csv", "no such/file"):  # files, never looked up on the Hub
+        assert _error(missing) == f"{missing}: no such file or directory"
 
 
 def test_story_directory(tmp_path: Path) -> None:

@@ -145,7 +145,7 @@ CASES = [
     ("config of another model", in_box(lambda box: edit_json(box / "model/config.json", model_type="bert"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, 'no config.json with model_type "bertsum"'),
     ("unknown head", in_box(lambda box: edit_json(box / "model/config.json", head={"type": "evil"}), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "head type must be one of"),
     ("unknown head setting", in_box(lambda box: edit_json(box / "model/config.json", head={"type": "linear", "depth": 2}), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "head setting 'depth' is not one of the linear head's"),
-    ("old format of the future", in_box(write("model/bertsum.json", '{"format_version": 99}'), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "bertsum.json: model format 99 is not supported"),
+    ("old format of the future", in_box(lambda box: (write("model/bertsum.json", '{"format_version": 99}')(box), edit_json(box / "model/config.json", model_type="bert")), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "bertsum.json: model format 99 is not supported"),
     ("base encoder path", in_box(lambda box: edit_json(box / "model/config.json", base_encoder="../../etc"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "base_encoder must be one of"),
     ("weights truncated", in_box(corrupt_weights, "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "cannot load the model"),
     ("weights missing", in_box(lambda box: edit_json(box / "model/config.json", head={**TINY_HEAD, "layers": 3}), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "weights do not fit config.json (missing: head.layers.layers.2"),
@@ -157,6 +157,9 @@ CASES = [
     # Hostile model directories: never a prompt, never their code
     ("config auto_map", in_box(lambda box: hostile(box, "config.json", auto_map={"AutoModel": "hostile.Model"}), "summarize", "--model", "{box}/model", "-"), 2, "config.json: refused: it asks to run Python code"),
     ("unknown model_type", in_box(lambda box: hostile(box, "config.json", model_type="hostile"), "summarize", "--model", "{box}/model", "-"), 2, "model_type 'hostile' is not one transformers knows"),
+    ("encoder auto_map", in_box(lambda box: edit_json(box / "model/config.json", encoder={"model_type": "bert", "auto_map": {"AutoModel": "hostile.M"}}), "summarize", "--model", "{box}/model", "-"), 2, "config.json: refused: it asks to run Python code"),
+    ("unknown encoder model_type", in_box(lambda box: edit_json(box / "model/config.json", encoder={"model_type": "hostile"}), "summarize", "--model", "{box}/model", "-"), 2, "model_type 'hostile' is not one transformers knows"),
+    ("bertsum as its own encoder", in_box(lambda box: edit_json(box / "model/config.json", encoder={"model_type": "bertsum"}), "summarize", "--model", "{box}/model", "-"), 2, "a bertsum model cannot be the encoder of another"),
     ("tokenizer auto_map", in_box(lambda box: hostile(box, "tokenizer_config.json", auto_map={"AutoTokenizer": ["hostile.T", None]}), "summarize", "--model", "{box}/model", "-"), 2, "tokenizer_config.json: refused"),
     # evaluate
     ("evaluate: missing data", in_box(lambda box: None, "evaluate", "--model", "{box}/model", "--data", "{box}/none.jsonl"), 2, "none.jsonl: no such file"),
@@ -319,7 +322,11 @@ def test_a_signal_ends_the_run_with_its_status(ending, capsys):
         os.kill(os.getpid(), ending)
         return 0
 
-    assert run_guarded(cli.build_parser(), run, print) == 128 + ending
+    ignored = signal.signal(ending, signal.SIG_DFL)  # as for a run not started under nohup
+    try:
+        assert run_guarded(cli.build_parser(), run, print) == 128 + ending
+    finally:
+        signal.signal(ending, ignored)
     assert capsys.readouterr().out == f"stopped by {signal.Signals(ending).name}\n"
 
 

@@ -141,3 +141,10 @@ def test_the_encoder_keeps_pytorch_s_fused_attention(tiny_encoder_dir: Path, tin
     # Wrapping the encoder's config must not reset its attention to the slow eager path.
     assert BertSumModel.from_encoder(tiny_encoder_dir).encoder.config._attn_implementation == "sdpa"
     assert BertSumModel.from_pretrained(tiny_model_dir).encoder.config._attn_implementation == "sdpa"
+
+
+def test_a_converted_directory_saved_in_place_reads_its_new_config(tiny_model_dir: Path, tmp_path: Path) -> None:
+    write_old_layout(tiny_model_dir, tmp_path)
+    BertSumModel.from_pretrained(tmp_path).save_pretrained(str(tmp_path))  # bertsum.json stays behind
+    assert (tmp_path / "bertsum.json").exists()
+    assert settings(BertSumModel.from_pretrained(tmp_path).config) == settings(BertSumModel.from_pretrained(tiny_model_dir).config)

@@ -23,7 +23,7 @@ from summarizer.config import ConfigError, TrainConfig, load_config
 from summarizer.data import load_documents
 from summarizer.errors import InputError
 from summarizer.evaluate import evaluate
-from summarizer.features import FeatureBuilder
+from summarizer.features import DocumentFeatures, FeatureBuilder
 from summarizer.model import BertSumModel, load_tokenizer
 from summarizer.sentences import split_sentences
 from summarizer.train import TrainResult, build_trainer, export_model, main, train
@@ -421,3 +421,18 @@ def test_auto_precision_takes_bf16_only_where_the_cpu_computes_it(monkeypatch, c
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(train_module.Path, "read_text", lambda self, *a, **k: f"flags : {flags}\n")
     assert train_module.auto_precision() == expected
+
+
+def test_the_test_split_is_built_as_the_trained_model_reads_documents(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
+    # Training truncates here; the test documents are scored from features the exported model would build.
+    truncated = ("model.features.truncate=true", "model.features.max_sentences=2")
+    config = tiny_config(tiny_encoder_dir, synthetic, tmp_path, *truncated)
+    tokenizer = load_tokenizer(tiny_encoder_dir)
+    datamodule = train_module.build_datamodule(config, tokenizer)
+    datamodule.setup()
+    summarizer = Summarizer(train_module.build_model(config.model).eval(), tokenizer)
+    test = datamodule.datasets["test"]
+    for row in test:
+        assert DocumentFeatures.from_columns(row) == summarizer.builder(row["sentences"])
+    assert max(map(len, test["sentence_indices"])) > 2
+    assert max(map(len, datamodule.datasets["validation"]["sentence_indices"])) == 2  # training's own settings
