@@ -147,7 +147,7 @@ class BertSumModel(PreTrainedModel):
         save_file(state, str(Path(directory) / WEIGHTS_FILE), metadata={"format": "pt"})
 
     @classmethod
-    def from_pretrained(cls, directory: str | Path, *args: Any, **kwargs: Any) -> BertSumModel:  # type: ignore[override]
+    def from_pretrained(cls, directory: str | Path, **kwargs: Any) -> BertSumModel:  # type: ignore[override]
         """The model in `directory` (written by `save_pretrained` or `save_compact`, or by an
         earlier release), in eval mode; transformers' keyword arguments (`device_map`, `dtype`)
         apply (`device_map` needs accelerate: else move the model with `.to(device)`). An
@@ -169,9 +169,9 @@ class BertSumModel(PreTrainedModel):
         hf_logging.disable_progress_bar()  # loading is quick; a bar would clutter summarize's stderr
         try:
             if config.base_encoder is None:
-                return super().from_pretrained(str(directory), *args, config=config, **kwargs).eval()
+                return super().from_pretrained(str(directory), config=config, **kwargs).eval()
             device, dtype = kwargs.pop("device_map", None), kwargs.pop("dtype", None)
-            encoder = AutoModel.from_pretrained(str(base_encoder_dir(config.base_encoder)), *args, **kwargs)
+            encoder = AutoModel.from_pretrained(str(base_encoder_dir(config.base_encoder)), **kwargs)
         finally:
             if shown:
                 hf_logging.enable_progress_bar()
