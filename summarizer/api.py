@@ -10,6 +10,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import torch
 from transformers import PreTrainedTokenizerBase
@@ -25,6 +26,7 @@ from summarizer.selection import SelectionConfig, select_sentences
 from summarizer.sentences import split_sentences
 
 Text = str | Sequence[str]
+T = TypeVar("T")
 CHUNK_BATCHES = 8  # summarize_batch reads at most this many batches of documents ahead
 MAX_WINDOWS_PER_PASS = 8  # encoder windows per forward pass at inference: 8 used 270 MB less than 32 at the same speed
 # A longer document is scored in sections of at most this many sentences (centrality and the head's
@@ -162,8 +164,7 @@ class Summarizer:
         self, texts: Iterator[Text], batch_size: int, selection: SelectionConfig, progress: Progress | None
     ) -> Iterator[Summary]:
         size = batch_size * CHUNK_BATCHES
-        chunks = iter(lambda: list(itertools.islice(texts, size)), [])
-        prepared = (self.prepare(chunk, first_position=i * size) for i, chunk in enumerate(chunks))
+        prepared = (self.prepare(chunk, first_position=i * size) for i, chunk in enumerate(_chunks(texts, size)))
         return self._summaries(prepared, batch_size, selection, progress)
 
     def summarize_prepared(
@@ -171,9 +172,7 @@ class Summarizer:
     ) -> Iterator[Summary]:
         """Summaries of documents already prepared (`prepare`, `from_features`), scored exactly
         as `summarize_batch` scores them."""
-        size = batch_size * CHUNK_BATCHES
-        chunks = (list(documents[start : start + size]) for start in range(0, len(documents), size))
-        return self._summaries(chunks, batch_size, selection, None)
+        return self._summaries(_chunks(iter(documents), batch_size * CHUNK_BATCHES), batch_size, selection, None)
 
     def _summaries(
         self,
@@ -243,6 +242,11 @@ class Summarizer:
         for row, i in enumerate(present):
             scores[i] = probabilities[row, : len(sections[i].features.sentence_indices)].tolist()
         return scores
+
+
+def _chunks(items: Iterator[T], size: int) -> Iterator[list[T]]:
+    """`items` in consecutive lists of `size` (the last may be shorter), read as they are needed."""
+    return iter(lambda: list(itertools.islice(items, size)), [])
 
 
 def section_size(sentences: int) -> int:

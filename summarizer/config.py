@@ -33,7 +33,7 @@ from summarizer.pooling import check_pooling
 from summarizer.preprocess import LabelConfig
 from summarizer.resources import default_encoder_dir
 from summarizer.selection import SelectionConfig
-from summarizer.sentences import available_languages
+from summarizer.sentences import check_language
 
 SCHEDULERS = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup", "inverse_sqrt")
 SHUFFLES = ("epoch", "fixed")
@@ -68,8 +68,7 @@ class ModelConfig:
     def __post_init__(self) -> None:
         self.head = head_settings(self.head)
         check_pooling(self.pooling)
-        if self.language not in available_languages():
-            raise ValueError(f"language must be one of {', '.join(available_languages())}, got {self.language!r}")
+        check_language(self.language)
         if self.trainable_layers is not None and self.trainable_layers < 0:
             raise ValueError(f"trainable_layers must be at least 0 or null, got {self.trainable_layers}")
         if self.attention_dropout is not None and not 0.0 <= self.attention_dropout < 1.0:

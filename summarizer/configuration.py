@@ -22,7 +22,7 @@ from summarizer.features import FeatureConfig, convert_saved_features
 from summarizer.heads import head_settings
 from summarizer.pooling import check_pooling
 from summarizer.resources import default_encoder_dir
-from summarizer.sentences import available_languages
+from summarizer.sentences import check_language
 
 CONFIG_FILE = "config.json"
 # Packaged encoders a compact model may build on, by the name of the package that ships them.
@@ -53,8 +53,7 @@ class BertSumConfig(PreTrainedConfig):
     def __post_init__(self, **kwargs: Any) -> None:
         self.head = head_settings(self.head)
         check_pooling(self.pooling)
-        if self.language not in available_languages():
-            raise ValueError(f"language must be one of {', '.join(available_languages())}, got {self.language!r}")
+        check_language(self.language)
         if not isinstance(self.features, FeatureConfig):
             self.features = FeatureConfig(**(self.features or {}))
         if self.base_encoder is not None and self.base_encoder not in BASE_ENCODERS:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 import summarizer.extras  # noqa: F401, I001  (first: one line, not a traceback, without bertsum[train])
-from summarizer.api import PreparedDocument, Summarizer
+from summarizer.api import PreparedDocument, Summarizer, Summary
 from summarizer.arguments import UsageError, add_debug_flag, add_model_arguments, add_selection_arguments, positive_int, run_command, selection_from
 from summarizer.centrality import DEFAULT_WORDS, most_central
 from summarizer.data import Document, load_documents
@@ -74,7 +74,8 @@ def evaluate(
     _check(selection)
     sentences = [document.sentences or summarizer.sentences(document.text) for document in documents]
     references = [split_sentences(document.reference, summarizer.language) for document in documents]
-    return evaluate_prepared(summarizer, summarizer.prepare(sentences), references, selection, batch_size, bootstrap_samples)
+    summaries = summarizer.summarize_batch(sentences, batch_size, **asdict(selection))  # streamed: bounded memory
+    return _compare(summarizer, sentences, references, summaries, selection, bootstrap_samples)
 
 
 def evaluate_prepared(
@@ -85,12 +86,24 @@ def evaluate_prepared(
     batch_size: int = 16,
     bootstrap_samples: int = 1000,
 ) -> Evaluation:
-    """`evaluate` on documents whose features are built (`Summarizer.prepare`, or training's own
-    test features through `Summarizer.from_features`), with references split into sentences."""
+    """`evaluate` on documents whose features are built (training's own test features, through
+    `Summarizer.from_features`), with references split into sentences."""
     _check(selection)
-    sentences = [document.sentences for document in documents]
+    summaries = summarizer.summarize_prepared(documents, batch_size, selection)
+    return _compare(summarizer, [document.sentences for document in documents], references, summaries, selection, bootstrap_samples)
+
+
+def _compare(
+    summarizer: Summarizer,
+    sentences: Sequence[list[str]],
+    references: Sequence[list[str]],
+    summaries: Iterable[Summary],
+    selection: SelectionConfig,
+    bootstrap_samples: int,
+) -> Evaluation:
+    """The model's `summaries` beside Lead, TextRank and the oracle, all of the selection's size."""
     sizes = [selection.sentence_budget(len(document)) for document in sentences]
-    model = [summary.sentences for summary in summarizer.summarize_prepared(documents, batch_size, selection)]
+    model = [summary.sentences for summary in summaries]
     lead = [document[:size] for document, size in zip(sentences, sizes)]
     features = summarizer.model.config.features
     words = features.centrality_words if features.centrality else DEFAULT_WORDS

@@ -153,8 +153,11 @@ class BertSumModel(PreTrainedModel):
         apply (`device_map` needs accelerate: else move the model with `.to(device)`). An
         `InputError` names what does not fit; nothing in the directory is executed."""
         directory = Path(directory)
-        refuse_code(directory)  # also when a config is given, as AutoModel gives one
-        config = kwargs.pop("config", None) or read_config(directory)
+        config = kwargs.pop("config", None)
+        if config is None:
+            config = read_config(directory)  # which refuses code first
+        else:  # as AutoModel gives one
+            refuse_code(directory)
         weights = directory / WEIGHTS_FILE
         if not weights.is_file():
             raise InputError(f"{directory}: not a bertsum model directory (no {WEIGHTS_FILE})")
@@ -165,22 +168,23 @@ class BertSumModel(PreTrainedModel):
             raise InputError(f"{directory / CONFIG_FILE}: {first_line(error)}") from None
         _check_weights(expected, weights, config.base_encoder)
         kwargs.update(local_files_only=True, trust_remote_code=False)
+        if config.base_encoder is not None:  # moved and cast here, after loading: refused before it
+            device, dtype = kwargs.pop("device_map", None), kwargs.pop("dtype", None)
+            if isinstance(dtype, str):  # "bfloat16" as transformers takes it; "auto": as saved (float32)
+                dtype = None if dtype == "auto" else getattr(torch, dtype)
+            if device == "auto" or (device is not None and not isinstance(device, (str, int, torch.device))):
+                raise InputError(f"{directory}: a compact model loads on one device: give device_map a device such as \"cuda\"")
         shown = hf_logging.is_progress_bar_enabled()
         hf_logging.disable_progress_bar()  # loading is quick; a bar would clutter summarize's stderr
         try:
             if config.base_encoder is None:
                 return super().from_pretrained(str(directory), config=config, **kwargs).eval()
-            device, dtype = kwargs.pop("device_map", None), kwargs.pop("dtype", None)
             encoder = AutoModel.from_pretrained(str(base_encoder_dir(config.base_encoder)), **kwargs)
         finally:
             if shown:
                 hf_logging.enable_progress_bar()
         model = cls(config, encoder)
         model.load_state_dict(load_file(str(weights)), strict=False)
-        if isinstance(dtype, str):  # "bfloat16" as transformers takes it; "auto": as saved (float32)
-            dtype = None if dtype == "auto" else getattr(torch, dtype)
-        if device == "auto" or (device is not None and not isinstance(device, (str, int, torch.device))):
-            raise InputError(f"{directory}: a compact model loads on one device: give device_map a device such as \"cuda\"")
         return model.to(device=device, dtype=dtype).eval()
 
 

@@ -23,7 +23,7 @@ def check_precision(precision: str) -> None:
 
 
 def with_precision(model: nn.Module, precision: str) -> nn.Module:
-    """`model` (an `BertSumModel` in eval mode) computing in `precision`."""
+    """`model` (a `BertSumModel` in eval mode) computing in `precision`."""
     check_precision(precision)
     if precision == "bf16":
         return model.to(torch.bfloat16)

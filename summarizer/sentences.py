@@ -30,6 +30,12 @@ def available_languages() -> list[str]:
     return sorted(n for n in names if n not in {"curated", "prefixes"} and not n.startswith("_"))
 
 
+def check_language(language: str) -> None:
+    """A ValueError starting with "language" unless Punkt parameters ship for `language`."""
+    if language not in available_languages():
+        raise ValueError(f"language must be one of {', '.join(available_languages())}, got {language!r}")
+
+
 @functools.lru_cache(maxsize=None)
 def punkt_tokenizer(language: str = "english") -> PunktSentenceTokenizer:
     """NLTK's Punkt tokenizer built from the shipped parameters of `language`."""

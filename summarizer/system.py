@@ -21,7 +21,7 @@ from summarizer.selection import SelectionConfig, select_sentences
 
 
 class SummarizationSystem(pl.LightningModule):
-    """Fine-tunes an `BertSumModel` on oracle targets and scores its selections with ROUGE.
+    """Fine-tunes a `BertSumModel` on oracle targets and scores its selections with ROUGE.
 
     Logs train_loss, and val_loss and val_rouge1 / val_rouge2 / val_rougeLsum / val_rouge (their
     mean) per validation epoch. Test scores come from `summarizer.evaluate` on the exported model.

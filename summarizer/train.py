@@ -250,7 +250,8 @@ def check_same_model(config: TrainConfig, checkpoint: Path) -> None:
     """Refuse to resume from a checkpoint whose model was built with other model settings (its
     hyperparameters hold them). Settings added since the run started count at their defaults."""
     try:
-        recorded = torch.load(checkpoint, map_location="cpu", weights_only=True)["hyper_parameters"]["model"]
+        # Mapped, not read: only the hyperparameters are needed; Lightning loads the weights itself.
+        recorded = torch.load(checkpoint, map_location="cpu", weights_only=True, mmap=True)["hyper_parameters"]["model"]
         saved = model_config(recorded)
     except Exception:  # unreadable, or saved without them: Lightning's own loading decides
         return
