@@ -2,9 +2,13 @@
 
 End to end covers sentence splitting, tokenizing, encoding, scoring and selection; the bare
 pass runs only the encoder over the very token batches `summarize_batch` builds. Prints
-documents per second for both, their ratio (target: at least 0.85) and peak memory.
+documents per second for both, their ratio (target: at least 0.85) and peak memory; what
+cutting each encoder pass to its longest window gains over padding it to its batch's longest;
+and the encoder's arithmetic rate (GFLOP/s, padding included) beside the rate of fp32 matrix
+products shaped like its linear layers, timed in the same run: how near the bare encoder runs
+to this CPU's fp32 ceiling.
 
-    python scripts/bench_inference.py [--model DIR] [--data FILE.jsonl] [--limit N] [--batch-size 16]
+    python scripts/bench_inference.py [--model DIR] [--data FILE.jsonl] [--limit N] [--batch-size 16] [--repeats 1]
 
 Without --model, MiniLM (`default_encoder_dir()`) is wrapped into an untrained summarizer.
 """
@@ -17,10 +21,12 @@ import json
 import resource
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import torch
+from torch import nn
 
 from summarizer.api import CHUNK_BATCHES, Summarizer
 from summarizer.batch import length_batches
@@ -54,14 +60,51 @@ def encoder_batches(summarizer: Summarizer, texts: list[str], batch_size: int) -
     return batches
 
 
-def bare_forward(summarizer: Summarizer, batches: list[Batch]) -> None:
-    """The encoder calls `summarize_batch` makes: at most `max_windows_per_pass` windows each."""
+def encoder_passes(summarizer: Summarizer, batches: list[Batch], cut: bool = True) -> list[dict[str, torch.Tensor]]:
+    """The encoder calls `summarize_batch` makes (`Batch.passes`), as their inputs; `cut=False`:
+    the same windows padded to the longest of their batch instead of their pass."""
+    return [
+        batch.encoder_inputs(rows, width if cut else None)
+        for batch in batches
+        for rows, width in batch.passes(summarizer.max_windows_per_pass)
+    ]
+
+
+def bare_forward(summarizer: Summarizer, passes: list[dict[str, torch.Tensor]]) -> None:
     with torch.inference_mode():
-        for batch in batches:
-            windows = batch.input_ids.shape[0]
-            step = summarizer.max_windows_per_pass or windows
-            for start in range(0, windows, step):
-                summarizer.model.encoder(**batch.encoder_inputs(start, start + step))
+        for inputs in passes:
+            summarizer.model.encoder(**inputs)
+
+
+def linear_layers(encoder: nn.Module) -> list[nn.Linear]:
+    """The encoder's linear layers that run on every token (not the pooler, on the first only)."""
+    return [m for name, m in encoder.named_modules() if isinstance(m, nn.Linear) and "pooler" not in name]
+
+
+def encoder_flops(encoder: nn.Module, passes: list[dict[str, torch.Tensor]]) -> float:
+    """Floating-point operations of the encoder over `passes`, padding included: its linear
+    layers on every token, and attention's two products (scores, weighted values)."""
+    per_token = sum(layer.in_features * layer.out_features for layer in linear_layers(encoder))
+    hidden, layers = encoder.config.hidden_size, encoder.config.num_hidden_layers
+    total = 0.0
+    for inputs in passes:
+        windows, length = inputs["input_ids"].shape
+        total += 2 * windows * length * per_token + 4 * windows * length**2 * hidden * layers
+    return total
+
+
+def matmul_gflops(encoder: nn.Module, rows: int = 4096, repeats: int = 5) -> float:
+    """GFLOP/s of fp32 `linear` products shaped like the encoder's layers, `rows` tokens each,
+    weighted as the encoder uses them: the rate its dense work can reach on this CPU."""
+    shapes = Counter((layer.in_features, layer.out_features) for layer in linear_layers(encoder))
+    flops = seconds = 0.0
+    for (inputs, outputs), count in shapes.items():
+        x, weight, bias = torch.randn(rows, inputs), torch.randn(outputs, inputs), torch.randn(outputs)
+        with torch.inference_mode():
+            (best,) = best_times([lambda: nn.functional.linear(x, weight, bias)], repeats)
+        flops += count * 2 * rows * inputs * outputs
+        seconds += count * best
+    return flops / seconds / 1e9
 
 
 def best_times(runs: list[Callable[[], object]], repeats: int) -> list[float]:
@@ -101,20 +144,31 @@ def main() -> None:
 
     list(summarizer.summarize_batch(texts[: args.batch_size], args.batch_size))  # warm-up
     batches = encoder_batches(summarizer, texts, args.batch_size)
-    windows = sum(batch.input_ids.shape[0] for batch in batches)
-    tokens = sum(int(batch.attention_mask.sum()) for batch in batches)
-    padded = sum(batch.input_ids.numel() for batch in batches)
+    passes, uncut = encoder_passes(summarizer, batches), encoder_passes(summarizer, batches, cut=False)
+    windows = sum(inputs["input_ids"].shape[0] for inputs in passes)
+    tokens = sum(int(inputs["attention_mask"].sum()) for inputs in passes)
+    padded, padded_uncut = (sum(inputs["input_ids"].numel() for inputs in p) for p in (passes, uncut))
 
-    bare, end_to_end = best_times(
-        [lambda: bare_forward(summarizer, batches), lambda: list(summarizer.summarize_batch(texts, args.batch_size))],
+    bare, end_to_end, bare_uncut = best_times(
+        [
+            lambda: bare_forward(summarizer, passes),
+            lambda: list(summarizer.summarize_batch(texts, args.batch_size)),
+            lambda: bare_forward(summarizer, uncut),
+        ],
         args.repeats,
     )
 
-    print(f"documents: {len(texts)} ({windows} windows, {tokens} tokens, {padded / tokens - 1:.1%} padding)")
+    print(f"documents: {len(texts)} ({windows} windows, {tokens} tokens, {padded / tokens - 1:.1%} padding; "
+          f"{padded_uncut / tokens - 1:.1%} if each pass were padded to its batch's longest window)")
     print(f"torch threads: {torch.get_num_threads()}, batch size: {args.batch_size}")
     print(f"bare encoder forward: {len(texts) / bare:8.2f} docs/s ({bare:.1f} s)")
     print(f"summarize_batch:      {len(texts) / end_to_end:8.2f} docs/s ({end_to_end:.1f} s)")
     print(f"end to end / bare:    {bare / end_to_end:8.1%} (target >= 85%)")
+    print(f"passes cut to their longest window: {bare_uncut / bare:.2f}x the bare encoder padded to the batch's")
+    encoder = summarizer.model.encoder
+    achieved, ceiling = encoder_flops(encoder, passes) / bare / 1e9, matmul_gflops(encoder)
+    print(f"bare encoder:         {achieved:8.1f} GFLOP/s, {achieved / ceiling:.0%} of fp32 matrix products "
+          f"shaped like its layers ({ceiling:.1f} GFLOP/s, {torch.backends.cpu.get_cpu_capability()})")
     print(f"peak RSS: {peak_rss_mib():.0f} MiB ({rss_loaded:.0f} MiB after loading the model)")
 
 

@@ -4,9 +4,10 @@ bertsum's `summarize_batch` (the built-in model: all-MiniLM-L6-v2 and a trained 
 bert-extractive-summarizer 0.10.1 (`Summarizer(custom_model=MiniLM, custom_tokenizer=...)`, one
 document at a time, as its README shows) summarize the same BBC News validation articles (40% of
 the sentences) and CNN/DailyMail validation articles (3 sentences). Prints documents per second
-of each and the ratio, then the time from process start to output of `summarize one.txt`.
+of each and the ratio, for each of bertsum's precisions (fp32, the default, and int8), then
+the time from process start to output of `summarize one.txt`.
 
-    python scripts/bench_peer.py [--limit 60] [--peer-venv .venv-peer]
+    python scripts/bench_peer.py [--limit 60] [--peer-venv .venv-peer] [--precisions fp32 int8]
 
 The peer needs transformers 4.35 (newer releases break its imports), so it runs in a virtual
 environment of its own, built on first use outside the project's `.venv`: torch 2.13.0 (the CPU
@@ -29,6 +30,7 @@ from pathlib import Path
 import torch
 
 from summarizer.api import Summarizer
+from summarizer.precision import PRECISIONS
 from summarizer.resources import default_encoder_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,21 +107,24 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=60, help="documents of each dataset (default 60)")
     parser.add_argument("--peer-venv", type=Path, default=ROOT / ".venv-peer", help="the peer's virtual environment")
     parser.add_argument("--batch-size", type=int, default=16, help="bertsum's batch size")
+    parser.add_argument("--precisions", nargs="+", choices=PRECISIONS, default=["fp32", "int8"], help="bertsum's precisions")
     args = parser.parse_args()
 
     python = peer_python(args.peer_venv)
-    ours = Summarizer.from_pretrained()
-    print(f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: {torch.get_num_threads()}, fp32")
+    ours = {precision: Summarizer.from_pretrained(precision=precision) for precision in args.precisions}
+    print(f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: {torch.get_num_threads()}")
     for name, (path, field, options, peer_options) in DATASETS.items():
         with path.open(encoding="utf-8") as lines:
             documents = [json.loads(line)[field] for line in itertools.islice(lines, args.limit)]
-        list(ours.summarize_batch(documents[: args.batch_size], args.batch_size, **options))  # warm-up
-        start = time.perf_counter()
-        list(ours.summarize_batch(documents, args.batch_size, **options))
-        bertsum = len(documents) / (time.perf_counter() - start)
+        bertsum = {}
+        for precision, summarizer in ours.items():
+            list(summarizer.summarize_batch(documents[: args.batch_size], args.batch_size, **options))  # warm-up
+            start = time.perf_counter()
+            list(summarizer.summarize_batch(documents, args.batch_size, **options))
+            bertsum[precision] = len(documents) / (time.perf_counter() - start)
         peer = len(documents) / peer_seconds(python, documents, peer_options)
-        print(f"{name}, {len(documents)} documents: bertsum {bertsum:.2f} docs/s, "
-              f"bert-extractive-summarizer {peer:.2f} docs/s, ratio {bertsum / peer:.2f}x")
+        print(f"{name}, {len(documents)} documents: bert-extractive-summarizer {peer:.2f} docs/s; bertsum "
+              + ", ".join(f"{precision} {speed:.2f} docs/s ({speed / peer:.2f}x)" for precision, speed in bertsum.items()))
     print(f"summarize one.txt, start to output: {start_to_output():.2f} s (median of 3, warm disk)")
 
 

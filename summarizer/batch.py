@@ -56,14 +56,31 @@ class Batch:
         }
         return Batch(**moved)
 
-    def encoder_inputs(self, start: int = 0, end: int | None = None) -> dict[str, torch.Tensor]:
-        """The encoder's keyword arguments for windows `start:end` (all by default).
+    def passes(self, max_windows: int | None = None) -> list[tuple[torch.Tensor, int]]:
+        """The encoder's passes over the windows: (window rows, tokens kept of each).
+
+        At most `max_windows` windows a pass (None: one pass of all, in batch order). Several
+        passes take the windows longest first, so each is cut to the real length of its own
+        longest window, not the batch's: padding costs a pass little.
+        """
+        windows, width = self.input_ids.shape
+        lengths = self.attention_mask.sum(dim=1)
+        if max_windows is None or max_windows >= windows:
+            return [(torch.arange(windows, device=lengths.device), width)]
+        order = torch.argsort(lengths, descending=True, stable=True)
+        kept = lengths[order[::max_windows]].tolist()  # the longest of each pass
+        return [(order[start : start + max_windows], int(k)) for start, k in zip(range(0, windows, max_windows), kept)]
+
+    def encoder_inputs(self, rows: torch.Tensor | None = None, width: int | None = None) -> dict[str, torch.Tensor]:
+        """The encoder's keyword arguments for windows `rows` (all by default), their first
+        `width` tokens (all by default).
 
         `token_type_ids` is included only for encoders that take it.
         """
-        inputs = {"input_ids": self.input_ids[start:end], "attention_mask": self.attention_mask[start:end]}
+        pick = (slice(None) if rows is None else rows, slice(0, width))
+        inputs = {"input_ids": self.input_ids[pick], "attention_mask": self.attention_mask[pick]}
         if self.token_type_ids is not None:
-            inputs["token_type_ids"] = self.token_type_ids[start:end]
+            inputs["token_type_ids"] = self.token_type_ids[pick]
         return inputs
 
 

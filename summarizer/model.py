@@ -105,20 +105,18 @@ class BertSumModel(PreTrainedModel):
         """[documents, max_sentences, hidden] vectors, zeros at padding.
 
         The encoder reads at most `max_windows_per_pass` windows per call (None: all at once, as
-        training does), so that inference on long documents runs in bounded memory.
+        training does), so that inference on long documents runs in bounded memory; each call
+        is cut to its longest window (`Batch.passes`).
         """
         if max_windows_per_pass is not None and max_windows_per_pass < 1:
             raise ValueError(f"max_windows_per_pass must be at least 1 or None, got {max_windows_per_pass}")
-        windows = batch.input_ids.shape[0]
-        step = max_windows_per_pass or max(windows, 1)
         documents, slots = batch.sentence_mask.shape
         grid = None
-        for start in range(0, max(windows, 1), step):
-            end = min(start + step, windows)
-            hidden = self.encoder(**batch.encoder_inputs(start, end)).last_hidden_state
+        for rows, width in batch.passes(max_windows_per_pass):
+            hidden = self.encoder(**batch.encoder_inputs(rows, width)).last_hidden_state
             if grid is None:
                 grid = hidden.new_zeros(documents * slots, hidden.shape[-1])
-            self.pooling.gather(grid, hidden, batch, start, end)
+            self.pooling.gather(grid, hidden, batch, rows)
         return self.pooling.finish(grid, batch).view(documents, slots, -1)
 
     def forward(self, batch: Batch, max_windows_per_pass: int | None = None) -> torch.Tensor:

@@ -1,8 +1,9 @@
 """Sentence vectors: pooled from the encoder's token vectors, plus the centrality projection.
 
 A pooling is a class registered under its `kind` ("cls": each sentence's `[CLS]` vector;
-"mean": the mean of its tokens' vectors). The encoder reads a batch's windows a few at a time;
-`gather` puts each pass's vectors into a [documents * slots, dim] grid and `finish` completes it.
+"mean": the mean of its tokens' vectors). The encoder reads a batch's windows a few at a time
+(`Batch.passes`); `gather` puts each pass's vectors into a [documents * slots, dim] grid and
+`finish` completes it.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ class Pooling(nn.Module):
         cls.kind = kind
         Pooling.kinds[kind] = cls
 
-    def gather(self, grid: torch.Tensor, hidden: torch.Tensor, batch: Batch, start: int, end: int) -> None:
-        """Add to `grid` what windows `start:end` (encoded as `hidden`) give their sentences."""
+    def gather(self, grid: torch.Tensor, hidden: torch.Tensor, batch: Batch, rows: torch.Tensor) -> None:
+        """Add to `grid` what the windows `rows` of `batch` (encoded as `hidden`, cut to its
+        width) give their sentences."""
         raise NotImplementedError
 
     def finish(self, grid: torch.Tensor, batch: Batch) -> torch.Tensor:
@@ -52,9 +54,12 @@ def build_pooling(kind: str) -> Pooling:
 class ClsPooling(Pooling, kind="cls"):
     """Each sentence's `[CLS]` vector."""
 
-    def gather(self, grid: torch.Tensor, hidden: torch.Tensor, batch: Batch, start: int, end: int) -> None:
-        inside = (batch.cls_window >= start) & (batch.cls_window < end)
-        grid[batch.sentence_slot[inside]] = hidden[batch.cls_window[inside] - start, batch.cls_position[inside]]
+    def gather(self, grid: torch.Tensor, hidden: torch.Tensor, batch: Batch, rows: torch.Tensor) -> None:
+        place = torch.full((batch.input_ids.shape[0],), -1, dtype=torch.long, device=rows.device)
+        place[rows] = torch.arange(len(rows), device=rows.device)  # each window's row in `hidden`
+        row = place[batch.cls_window]
+        inside = row >= 0
+        grid[batch.sentence_slot[inside]] = hidden[row[inside], batch.cls_position[inside]]
 
 
 class MeanPooling(Pooling, kind="mean"):
@@ -62,10 +67,10 @@ class MeanPooling(Pooling, kind="mean"):
 
     needs_token_slots = True
 
-    def gather(self, grid: torch.Tensor, hidden: torch.Tensor, batch: Batch, start: int, end: int) -> None:
+    def gather(self, grid: torch.Tensor, hidden: torch.Tensor, batch: Batch, rows: torch.Tensor) -> None:
         if batch.token_slot is None:
             raise ValueError("mean pooling needs a batch collated with token_slots=True")
-        slots = batch.token_slot[start:end]
+        slots = batch.token_slot[rows, : hidden.shape[1]]  # the tokens cut off are padding
         own = slots >= 0
         grid.index_add_(0, slots[own], hidden[own])
 

@@ -184,19 +184,22 @@ def test_encoding_a_few_windows_at_a_time_equals_one_pass(tiny_encoder_dir, pool
     summarizer = Summarizer(model, load_tokenizer(tiny_encoder_dir))
     prepared = summarizer.prepare([long_document(20), long_document(2), long_document(7)])
     batch = summarizer.collate([section for document in prepared for section in document.sections])
-    assert batch.input_ids.shape[0] > 6
-    windows_per_call = []
+    windows = batch.input_ids.shape[0]
+    assert windows > 6
+    masks = []  # the attention mask of each encoder call
     model.encoder.register_forward_pre_hook(
-        lambda module, args, kwargs: windows_per_call.append(kwargs["input_ids"].shape[0]), with_kwargs=True
+        lambda module, args, kwargs: masks.append(kwargs["attention_mask"]), with_kwargs=True
     )
     with torch.inference_mode():
         whole = model.sentence_vectors(batch)
-        assert windows_per_call == [batch.input_ids.shape[0]]
+        assert [mask.shape[0] for mask in masks] == [windows]
         assert bool((whole.norm(dim=-1) > 0).eq(batch.sentence_mask).all())  # a vector for every sentence
         for step in (1, 2, 3):
-            windows_per_call.clear()
+            masks.clear()
             torch.testing.assert_close(model.sentence_vectors(batch, step), whole)
-            assert max(windows_per_call) <= step and sum(windows_per_call) == batch.input_ids.shape[0]
+            assert max(mask.shape[0] for mask in masks) <= step and sum(mask.shape[0] for mask in masks) == windows
+            assert all(bool(mask[:, -1].any()) for mask in masks)  # each call cut to its longest window
+            assert sum(mask.numel() for mask in masks) < batch.attention_mask.numel()  # less padding than one call
         torch.testing.assert_close(model(batch, 2), model(batch))
 
 
@@ -279,7 +282,9 @@ def test_lower_precisions_score_every_sentence_close_to_fp32(tiny_model_dir, pre
     assert None not in summary.sentence_scores
     torch.testing.assert_close(torch.tensor(summary.sentence_scores), torch.tensor(fp32.sentence_scores), atol=0.05, rtol=0)
     if precision == "int8":
-        assert type(lower.model.encoder.encoder.layer[0].attention.self.query).__module__.startswith("torch.ao.nn.quantized")
+        query = lower.model.encoder.encoder.layer[0].attention.self.query
+        assert type(query).__module__.startswith("torch.ao.nn.quantized")
+        assert query.weight().q_per_channel_scales().numel() == query.out_features  # a scale per output row
 
 
 def test_unknown_precision_is_refused(tiny_model_dir):
