@@ -29,8 +29,7 @@ import torch
 from torch import nn
 
 from summarizer.api import CHUNK_BATCHES, Summarizer
-from summarizer.batch import length_batches
-from summarizer.batch import Batch
+from summarizer.batch import Batch, length_batches
 from summarizer.heads import SentenceHead
 from summarizer.model import BertSumModel, load_tokenizer
 from summarizer.resources import default_encoder_dir

@@ -64,12 +64,12 @@ class Batch:
         longest window, not the batch's: padding costs a pass little.
         """
         windows, width = self.input_ids.shape
-        lengths = self.attention_mask.sum(dim=1)
+        device = self.input_ids.device
         if max_windows is None or max_windows >= windows:
-            return [(torch.arange(windows, device=lengths.device), width)]
-        order = torch.argsort(lengths, descending=True, stable=True)
-        kept = lengths[order[::max_windows]].tolist()  # the longest of each pass
-        return [(order[start : start + max_windows], int(k)) for start, k in zip(range(0, windows, max_windows), kept)]
+            return [(torch.arange(windows, device=device), width)]
+        lengths = self.attention_mask.sum(dim=1).tolist()
+        groups = cut(by_length(range(windows), lengths, longest_first=True), max_windows)
+        return [(torch.tensor(group, device=device), lengths[group[0]]) for group in groups]
 
     def encoder_inputs(self, rows: torch.Tensor | None = None, width: int | None = None) -> dict[str, torch.Tensor]:
         """The encoder's keyword arguments for windows `rows` (all by default), their first
