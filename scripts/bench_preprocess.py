@@ -37,7 +37,7 @@ from summarizer.model import load_tokenizer
 from summarizer.oracle import greedy_oracle, greedy_oracle_words, rouge_words, word_ids_of
 from summarizer.preprocess import LabelConfig, preprocess
 from summarizer.resources import default_encoder_dir
-from summarizer.sentences import split_sentences
+from summarizer.sentences import reference_sentences, split_sentences
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CORPORA = {
@@ -90,7 +90,7 @@ def straightforward_rows(
     rows = []
     for document in data.documents:
         sentences = document.sentences or split_sentences(document.text)
-        reference = split_sentences(document.reference)
+        reference = reference_sentences(document.reference)
         ids = [tokenizer(s, add_special_tokens=False)["input_ids"] for s in sentences]
         features = builder.from_token_ids(ids)
         scored = [rouge_words(sentences[i]) for i in features.sentence_indices]
@@ -135,7 +135,7 @@ def bench_stages(data: LoadedData, tokenizer: Any, num_proc: int) -> None:
     """Documents per second of each stage of `preprocess` in one process, and the ceiling they set."""
     builder = FeatureBuilder(tokenizer, FeatureConfig())
     documents, split = timed(lambda: [d.sentences or split_sentences(d.text) for d in data.documents])
-    references, split_references = timed(lambda: [split_sentences(d.reference) for d in data.documents])
+    references, split_references = timed(lambda: [reference_sentences(d.reference) for d in data.documents])
     ids, tokenize = timed(lambda: builder.tokenize([s for sentences in documents for s in sentences]))
     lengths = itertools.accumulate(map(len, documents), initial=0)
     per_document = [ids[start:end] for start, end in itertools.pairwise(lengths)]
@@ -163,7 +163,7 @@ def bench_stages(data: LoadedData, tokenizer: Any, num_proc: int) -> None:
 
 def bench_oracle(data: LoadedData, repeats: int) -> None:
     documents = [
-        (d.sentences or split_sentences(d.text), split_sentences(d.reference)) for d in data.documents
+        (d.sentences or split_sentences(d.text), reference_sentences(d.reference)) for d in data.documents
     ]
     words = [
         ([rouge_words(s) for s in sentences], [w for s in reference for w in rouge_words(s)])

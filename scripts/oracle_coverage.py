@@ -13,7 +13,7 @@ from pathlib import Path
 
 from summarizer.data import load_documents
 from summarizer.oracle import greedy_oracle
-from summarizer.sentences import split_sentences
+from summarizer.sentences import reference_sentences, split_sentences
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news" / "train.jsonl"
 
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.data.is_file():
         raise SystemExit(f"oracle_coverage: data not found: {args.data} (give --data)")
     documents = load_documents(args.data).documents
-    pairs = [(split_sentences(d.text), split_sentences(d.reference)) for d in documents]
+    pairs = [(split_sentences(d.text), reference_sentences(d.reference)) for d in documents]
     verbatim = [
         {i for i, s in enumerate(sentences) if s.strip() in {r.strip() for r in reference}}
         for sentences, reference in pairs

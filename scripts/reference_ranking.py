@@ -19,7 +19,7 @@ import numpy as np
 
 from summarizer.centrality import WORD_PATTERNS, sentence_centrality
 from summarizer.data import load_documents
-from summarizer.sentences import split_sentences
+from summarizer.sentences import reference_sentences, split_sentences
 
 # Ranks of an article's sentences (0: first), from its sentences.
 Ranking = Callable[[Sequence[str]], Sequence[float]]
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     for document in load_documents(args.data).documents:
         sentences = document.sentences or split_sentences(document.text, args.language)
         position = {sentence.strip(): i for i, sentence in reversed(list(enumerate(sentences)))}
-        reference = dict.fromkeys(line.strip() for line in split_sentences(document.reference, args.language))
+        reference = dict.fromkeys(line.strip() for line in reference_sentences(document.reference, args.language))
         chosen = [position[line] for line in reference if line in position]
         articles.append(Article(sentences, chosen, len(reference)))
     found = sum(len(article.chosen) for article in articles)

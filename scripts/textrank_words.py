@@ -15,7 +15,7 @@ from summarizer.centrality import WORD_PATTERNS, most_central
 from summarizer.data import load_documents
 from summarizer.rouge import METRICS, rouge
 from summarizer.selection import SelectionConfig
-from summarizer.sentences import split_sentences
+from summarizer.sentences import reference_sentences, split_sentences
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> None:
     selection = SelectionConfig(k=args.k, ratio=args.ratio)
     documents = load_documents(args.data, args.split).documents
     sentences = [document.sentences or split_sentences(document.text, args.language) for document in documents]
-    references = [split_sentences(document.reference, args.language) for document in documents]
+    references = [reference_sentences(document.reference, args.language) for document in documents]
     print(f"{args.data}: {len(documents)} documents; TextRank ROUGE F1 with 95% bootstrap intervals")
     for words in WORD_PATTERNS:
         chosen = [

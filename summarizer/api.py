@@ -1,7 +1,8 @@
 """The library interface: load a model once, summarize one text or a stream of them.
 
-Data flows text -> sentences -> features -> batch -> scores -> selection. A `Summarizer`
-holds no per-call state, so one instance can serve several threads at once.
+Data flows document (text, Markdown, HTML or PDF) -> paragraphs -> sentences -> features ->
+batch -> scores -> selection. A `Summarizer` holds no per-call state, so one instance can
+serve several threads at once.
 """
 
 from __future__ import annotations
@@ -19,13 +20,17 @@ from summarizer.batch import Batch, collate, length_batches
 from summarizer.errors import InputError, first_line
 from summarizer.features import DocumentFeatures, FeatureBuilder
 from summarizer.configuration import base_encoder_dir
+from summarizer.documents import Document, check_format, read_document
+from summarizer.layout import paragraphs as text_paragraphs
 from summarizer.model import BertSumModel, load_tokenizer
 from summarizer.precision import check_precision, with_precision
 from summarizer.resources import default_model_dir
 from summarizer.selection import SelectionConfig, select_sentences
-from summarizer.sentences import split_sentences
+from summarizer.sentences import paragraph_sentences
 
-Text = str | Sequence[str]
+# A document: its text (or bytes: a PDF's, or UTF-8 text) in the format the call names, a
+# `Document` already read, or its sentences already split.
+Text = str | bytes | Document | Sequence[str]
 T = TypeVar("T")
 CHUNK_BATCHES = 8  # summarize_batch reads at most this many batches of documents ahead
 MAX_WINDOWS_PER_PASS = 8  # encoder windows per forward pass at inference: 8 used 270 MB less than 32 at the same speed
@@ -40,8 +45,9 @@ Progress = Callable[[int, int], None]  # (sentences scored, sentences in all) of
 class Summary:
     """The chosen sentences of one document, their indices and scores, in summary order.
 
-    `document` holds every sentence of the document and `sentence_scores` the score of each
-    (None for sentences too short to be scored). Scores are probabilities in [0, 1].
+    `document` holds every sentence of the document, `sentence_scores` the score of each
+    (None for sentences too short to be scored) and `sentence_paragraphs` the paragraph each
+    belongs to (0 for all of a document given as sentences). Scores are probabilities in [0, 1].
     """
 
     sentences: list[str]
@@ -49,6 +55,7 @@ class Summary:
     scores: list[float]
     document: list[str]
     sentence_scores: list[float | None]
+    sentence_paragraphs: list[int]
 
     def __str__(self) -> str:
         return " ".join(self.sentences)
@@ -70,10 +77,12 @@ class Section:
 
 @dataclass(frozen=True)
 class PreparedDocument:
-    """A document split into sentences, its sections turned into encoder windows."""
+    """A document split into sentences (`paragraphs`: the paragraph of each), its sections
+    turned into encoder windows."""
 
     sentences: list[str]
     sections: list[Section]
+    paragraphs: list[int]
 
 
 class Summarizer:
@@ -131,9 +140,11 @@ class Summarizer:
         max_words: int | None = None,
         trigram_blocking: bool = True,
         order: str = "document",
+        format: str = "text",
     ) -> Summary:
-        """Summary of one document: raw text, or a list of sentences already split."""
-        return next(self.summarize_batch([text], 1, k, ratio, max_words, trigram_blocking, order))
+        """Summary of one document: text (or bytes) in `format` (text, markdown, html or pdf),
+        a `Document`, or a list of sentences already split."""
+        return next(self.summarize_batch([text], 1, k, ratio, max_words, trigram_blocking, order, format=format))
 
     def summarize_batch(
         self,
@@ -145,26 +156,29 @@ class Summarizer:
         trigram_blocking: bool = True,
         order: str = "document",
         progress: Progress | None = None,
+        format: str = "text",
     ) -> Iterator[Summary]:
-        """Summaries of `texts`, yielded lazily in input order.
+        """Summaries of `texts`, yielded lazily in input order: each text (or bytes) read in
+        `format` (text, markdown, html or pdf), a `Document`, or a list of sentences.
 
         Reads at most `batch_size * CHUNK_BATCHES` documents ahead of what it has yielded and
         batches documents (or sections of long ones) of similar length together, so any number
         of documents fits in bounded memory. Options are checked before any document is read.
         `progress(done, total)` hears of each batch scored: sentences of the documents read so far.
         """
-        if isinstance(texts, str):
+        if isinstance(texts, (str, bytes, Document)):
             raise TypeError("summarize_batch takes an iterable of documents; use summarize for one text")
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         selection = SelectionConfig(k, ratio, max_words, trigram_blocking, order)
-        return self._stream(iter(texts), batch_size, selection, progress)
+        check_format(format)
+        return self._stream(iter(texts), batch_size, selection, progress, format)
 
     def _stream(
-        self, texts: Iterator[Text], batch_size: int, selection: SelectionConfig, progress: Progress | None
+        self, texts: Iterator[Text], batch_size: int, selection: SelectionConfig, progress: Progress | None, format: str
     ) -> Iterator[Summary]:
         size = batch_size * CHUNK_BATCHES
-        prepared = (self.prepare(chunk, first_position=i * size) for i, chunk in enumerate(_chunks(texts, size)))
+        prepared = (self.prepare(chunk, i * size, format) for i, chunk in enumerate(_chunks(texts, size)))
         return self._summaries(prepared, batch_size, selection, progress)
 
     def summarize_prepared(
@@ -196,10 +210,11 @@ class Summarizer:
             for document in prepared:
                 yield _summary(document, [next(in_order) for _ in document.sections], selection)
 
-    def prepare(self, texts: Sequence[Text], first_position: int = 0) -> list[PreparedDocument]:
+    def prepare(self, texts: Sequence[Text], first_position: int = 0, format: str = "text") -> list[PreparedDocument]:
         """Split documents into sentences and sections and tokenize them (`first_position`
         numbers the documents in error messages)."""
-        documents = [self.sentences(text, first_position + i) for i, text in enumerate(texts)]
+        read = [self._paragraph_sentences(text, format, first_position + i) for i, text in enumerate(texts)]
+        documents = [[sentence for paragraph in document for sentence in paragraph] for document in read]
         parts: list[tuple[int, int, list[str]]] = []  # (document, first sentence, sentences)
         for i, sentences in enumerate(documents):
             size = section_size(len(sentences))
@@ -207,22 +222,37 @@ class Summarizer:
         sections: list[list[Section]] = [[] for _ in documents]
         for (i, first, part), features in zip(parts, self.builder.batch([part for _, _, part in parts])):
             sections[i].append(Section(first, len(part), features))
-        return [PreparedDocument(sentences, own) for sentences, own in zip(documents, sections)]
+        return [
+            PreparedDocument(sentences, own, [i for i, paragraph in enumerate(document) for _ in paragraph])
+            for sentences, own, document in zip(documents, sections, read)
+        ]
 
     def from_features(self, sentences: list[str], features: DocumentFeatures) -> PreparedDocument:
         """A document whose features were built with this model's `FeatureConfig.for_inference()`
         (as training builds its test documents'); one longer than a section is cut into sections."""
         if len(sentences) > SECTION_SENTENCES:
             return self.prepare([sentences])[0]
-        return PreparedDocument(sentences, [Section(0, len(sentences), features)])
+        return PreparedDocument(sentences, [Section(0, len(sentences), features)], [0] * len(sentences))
 
-    def sentences(self, text: Text, position: int = 0) -> list[str]:
-        """The sentences of a document given as text or as a list of sentences."""
-        if isinstance(text, str):
-            return split_sentences(text, self.language)
-        if isinstance(text, Sequence) and all(isinstance(s, str) for s in text):
-            return list(text)
-        raise TypeError(f"document {position}: expected text or a list of sentences, got {type(text).__name__}")
+    def sentences(self, text: Text, format: str = "text") -> list[str]:
+        """The sentences of a document, as `summarize` reads it."""
+        return [sentence for paragraph in self._paragraph_sentences(text, format) for sentence in paragraph]
+
+    def _paragraph_sentences(self, text: Text, format: str, position: int = 0) -> list[list[str]]:
+        """The sentences of each paragraph of a document (a list of sentences is one paragraph)."""
+        if isinstance(text, Document):
+            paragraphs = list(text.paragraphs)
+        elif isinstance(text, str) and format == "text":
+            paragraphs = text_paragraphs(text)
+        elif isinstance(text, (str, bytes)):
+            paragraphs = list(read_document(text, format, f"document {position}").paragraphs)
+        elif isinstance(text, Sequence) and all(isinstance(s, str) for s in text):
+            return [list(text)]
+        else:
+            raise TypeError(
+                f"document {position}: expected text, a Document or a list of sentences, got {type(text).__name__}"
+            )
+        return paragraph_sentences(paragraphs, self.language)
 
     def collate(self, sections: Sequence[Section]) -> Batch:
         """One padded batch of the sections' windows, on the model's device."""
@@ -267,4 +297,5 @@ def _summary(document: PreparedDocument, scores: list[list[float]], selection: S
         scores=[by_index[i] for i in chosen],
         document=document.sentences,
         sentence_scores=[by_index.get(i) for i in range(len(document.sentences))],
+        sentence_paragraphs=document.paragraphs,
     )

@@ -1,9 +1,11 @@
-"""The `summarize` command: summarize text files, directories or stdin with a trained model.
+"""The `summarize` command: summarize files, directories or stdin with a trained model.
 
-Each input file is one document. Exit status: 0 when every input was summarized, 1 when
-some input or output failed (each reported on stderr, the rest still summarized), 2 for
-usage errors and models that cannot be loaded; 130, 143 and 129 when stopped by SIGINT,
-SIGTERM or SIGHUP, 141 when the reader of stdout goes away (quietly, as Unix tools do).
+Each input file is one document, read in the format its extension names (plain text, Markdown,
+HTML or PDF; `--input-format` overrides it; stdin is plain text unless told). Exit status: 0
+when every input was summarized, 1 when some input or output failed (each reported on stderr,
+the rest still summarized), 2 for usage errors and models that cannot be loaded; 130, 143
+and 129 when stopped by SIGINT, SIGTERM or SIGHUP, 141 when the reader of stdout goes away
+(quietly, as Unix tools do).
 Outputs appear whole or not at all; inputs are regular files or stdin, of bounded size.
 Above 250 lines: what the command guarantees about its inputs and outputs (README) is its
 whole job, kept in one place.
@@ -27,6 +29,7 @@ from typing import IO
 from tqdm import tqdm
 
 from summarizer.api import Summarizer, Summary
+from summarizer.documents import FORMATS as INPUT_FORMATS, Document, format_of, read_document
 from summarizer.arguments import UsageError, add_debug_flag, add_model_arguments, add_selection_arguments, positive_int, run_command, selection_from
 from summarizer.errors import InputError, OutputError
 from summarizer.files import atomic_writer, checked
@@ -56,7 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 all summarized, 1 some input or output failed, 2 usage or model error.",
     )
     parser.add_argument(
-        "inputs", nargs="+", metavar="INPUT", help="text files, directories (recursive) or - for stdin"
+        "inputs", nargs="+", metavar="INPUT", help="files, directories (recursive) or - for stdin"
+    )
+    parser.add_argument(
+        "--input-format",
+        choices=INPUT_FORMATS,
+        help="read every input as this format (default: by extension: .md markdown, .html/.htm html, "
+        ".pdf pdf, any other and stdin plain text)",
     )
     add_selection_arguments(parser, summaries=True)
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
@@ -103,11 +112,11 @@ def _run(args: argparse.Namespace) -> int:
     pending: deque[Source] = deque()
     limit = args.max_input_mb * 1_000_000
 
-    def texts() -> Iterator[str]:
+    def texts() -> Iterator[Document]:
         nonlocal failed
         for source in sources:
             try:
-                text = read_text(source, limit)
+                text = read_source(source, limit, args.input_format)
             except InputError as error:
                 _report(str(error))
                 progress.update()
@@ -214,8 +223,9 @@ def _not_a_file(path: Path) -> str:
     return f"{kind}, not a regular file; pipe it to standard input (-) instead"
 
 
-def read_text(source: Source, limit: int = MAX_INPUT_MB * 1_000_000) -> str:
-    """The UTF-8 text of `source` (at most `limit` bytes); an `InputError` naming it otherwise."""
+def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_format: str | None = None) -> Document:
+    """The running text of `source` (at most `limit` bytes), read as `input_format` or the
+    format of its extension; an `InputError` naming it otherwise."""
     try:
         if source.path is None:
             data = sys.stdin.buffer.read(limit + 1)
@@ -228,15 +238,12 @@ def read_text(source: Source, limit: int = MAX_INPUT_MB * 1_000_000) -> str:
         raise InputError(
             f"{source.name}: larger than the input limit of {limit / 1_000_000:g} MB (raise it with --max-input-mb)"
         )
-    if b"\x00" in data:
-        raise InputError(f"{source.name}: binary file, not text")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(f"{source.name}: not valid UTF-8 text (byte {error.start})") from None
-    if not text.strip():
-        raise InputError(f"{source.name}: empty file")
-    return text
+    format = input_format or ("text" if source.path is None else format_of(source.path))
+    document = read_document(data, format, source.name)
+    if not document.paragraphs:
+        blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
+        raise InputError(f"{source.name}: " + ("empty file" if blank else f"no running text found in this {format} file"))
+    return document
 
 
 def write_all(
@@ -317,6 +324,7 @@ def _record(source: Source, summary: Summary) -> dict[str, object]:
 _HTML_STYLE = (
     "body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.5}"
     "mark{background:#fff3a0}.score{font-size:.75em;color:#555;margin-left:.2em}"
+    ".summary{background:#f6f6f6;padding:.5em 1em;border-left:4px solid #e0c000}"
 )
 _HTML_TAIL = "</body>\n</html>\n"
 
@@ -329,17 +337,26 @@ def _html_head(title: str) -> str:
 
 
 def _html_section(source: Source, summary: Summary) -> str:
-    """The whole document, chosen sentences highlighted with their scores."""
+    """The summary, then the whole document in its paragraphs, chosen sentences highlighted
+    with their scores."""
     chosen = set(summary.indices)
-    parts = []
-    for index, (sentence, score) in enumerate(zip(summary.document, summary.sentence_scores)):
+    paragraphs: dict[int, list[str]] = {}
+    for index, (sentence, score, paragraph) in enumerate(
+        zip(summary.document, summary.sentence_scores, summary.sentence_paragraphs)
+    ):
         text = html.escape(sentence)
         title = f' title="score {score:.3f}"' if score is not None else ""
         if index in chosen:
-            parts.append(f'<mark{title}>{text}</mark><span class="score">{score:.3f}</span>')
+            part = f'<mark{title}>{text}</mark><span class="score">{score:.3f}</span>'
         else:
-            parts.append(f"<span{title}>{text}</span>")
-    return f"<section>\n<h2>{html.escape(source.name)}</h2>\n<p>{' '.join(parts)}</p>\n</section>\n"
+            part = f"<span{title}>{text}</span>"
+        paragraphs.setdefault(paragraph, []).append(part)
+    items = "".join(f"<li>{html.escape(sentence)}</li>\n" for sentence in summary.sentences)
+    body = "".join(f"<p>{' '.join(parts)}</p>\n" for parts in paragraphs.values())
+    return (
+        f"<section>\n<h2>{html.escape(source.name)}</h2>\n"
+        f'<div class="summary">\n<h3>Summary</h3>\n<ol>\n{items}</ol>\n</div>\n{body}</section>\n'
+    )
 
 
 def _report(message: str) -> None:

@@ -19,7 +19,7 @@ from summarizer.data import Document, load_documents
 from summarizer.oracle import greedy_oracle
 from summarizer.rouge import METRICS, RougeResult, rouge
 from summarizer.selection import SelectionConfig
-from summarizer.sentences import split_sentences
+from summarizer.sentences import reference_sentences
 
 SYSTEMS = ("model", "lead", "textrank", "oracle")
 METRIC_NAMES = {"rouge1": "ROUGE-1", "rouge2": "ROUGE-2", "rougeLsum": "ROUGE-Lsum"}
@@ -73,7 +73,7 @@ def evaluate(
     """
     _check(selection)
     sentences = [document.sentences or summarizer.sentences(document.text) for document in documents]
-    references = [split_sentences(document.reference, summarizer.language) for document in documents]
+    references = [reference_sentences(document.reference, summarizer.language) for document in documents]
     summaries = summarizer.summarize_batch(sentences, batch_size, **asdict(selection))  # streamed: bounded memory
     return _compare(summarizer, sentences, references, summaries, selection, bootstrap_samples)
 

@@ -20,7 +20,7 @@ from transformers import PreTrainedTokenizerBase
 from summarizer.data import LoadedData
 from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.oracle import oracle_targets
-from summarizer.sentences import split_sentences
+from summarizer.sentences import reference_sentences, split_sentences
 
 CACHE_VERSION = 3
 
@@ -73,14 +73,14 @@ class DocumentPreprocessor:
                 columns.setdefault("token_type_ids", [])
             for name, value in columns.items():
                 out.setdefault(name, []).append(value)
-            reference_sentences = split_sentences(reference, self.language)
-            out["reference"].append(reference_sentences)
+            summary = reference_sentences(reference, self.language)
+            out["reference"].append(summary)
             scored = [document[i] for i in features.sentence_indices]
             if self.labels is None:
                 out["labels"].append([0.0] * len(scored))
             else:
                 out["labels"].append(
-                    oracle_targets(scored, reference_sentences, self.labels.oracle_size, self.labels.soft_target_weight)
+                    oracle_targets(scored, summary, self.labels.oracle_size, self.labels.soft_target_weight)
                 )
         return out
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
-import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
 from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer
 
-# \r alone (old Mac files) and the Unicode line and paragraph separators break lines too.
-_LINE_BREAK = re.compile(r"\s*[\n\r\u2028\u2029]\s*")
+from summarizer.layout import LINE_BREAK, paragraphs
+
 # Punkt only considers a break where this matches ('.', '?' or '!' before a space or punctuation);
 # a line without a match is one sentence, and Punkt need not look at it.
 _BREAK_CANDIDATE = PunktLanguageVars().period_context_re()
@@ -54,18 +53,29 @@ def punkt_tokenizer(language: str = "english") -> PunktSentenceTokenizer:
 
 
 def split_sentences(text: str | Sequence[str], language: str = "english") -> list[str]:
-    """Split `text` into sentences; line breaks always end a sentence.
+    """Split plain `text` into sentences; a sentence never spans two paragraphs
+    (`summarizer.layout.paragraphs`: blank lines, and line breaks that are not soft wraps).
 
     A list (or tuple) of strings is taken as sentences already split and returned unchanged.
     """
     if not isinstance(text, str):
         return list(text)
+    return [sentence for paragraph in paragraph_sentences(paragraphs(text), language) for sentence in paragraph]
+
+
+def reference_sentences(text: str, language: str = "english") -> list[str]:
+    """Split a reference summary into sentences; every line break ends one, as in the
+    datasets' one sentence (or highlight) per line, lower-cased or not."""
+    lines = (line.strip() for line in LINE_BREAK.split(text))
+    return [sentence for paragraph in paragraph_sentences([line for line in lines if line], language) for sentence in paragraph]
+
+
+def paragraph_sentences(paragraphs: Sequence[str], language: str = "english") -> list[list[str]]:
+    """The sentences of each paragraph (a paragraph is one line of running text)."""
     tokenizer = punkt_tokenizer(language)
     return [
-        sentence
-        for line in _LINE_BREAK.split(text.strip())
-        if line
-        for sentence in (_line_sentences(tokenizer, line) if _BREAK_CANDIDATE.search(line) else (line,))
+        list(_line_sentences(tokenizer, paragraph)) if _BREAK_CANDIDATE.search(paragraph) else [paragraph]
+        for paragraph in paragraphs
     ]
 
 

@@ -143,7 +143,7 @@ def test_bad_options_fail_before_reading_anything(summarizer):
     with pytest.raises(TypeError, match="summarize for one text"):
         summarizer.summarize_batch("a single text")
     with pytest.raises(TypeError, match="document 1"):
-        list(summarizer.summarize_batch(["Fine text here.", b"bytes"]))
+        list(summarizer.summarize_batch(["Fine text here.", 42]))
 
 
 def test_loading_and_summarizing_never_touch_the_network(tiny_model_dir, monkeypatch):
@@ -301,3 +301,21 @@ def test_documents_from_built_features_summarize_as_from_text(tiny_model_dir):
     assert prepared == summarizer.prepare(documents)
     direct = list(summarizer.summarize_batch(documents, k=2))
     assert list(summarizer.summarize_prepared(prepared, selection=SelectionConfig(k=2))) == direct
+
+
+def test_formats_and_documents_give_what_the_command_gets(summarizer):
+    from test_documents import PARAGRAPHS, README
+
+    from summarizer.documents import Document
+
+    summary = summarizer.summarize(README, k=3, format="markdown")
+    assert summary.document == PARAGRAPHS
+    assert summary.sentence_paragraphs == [0, 1, 2]
+    document = Document.from_text(README, "markdown")
+    assert summarizer.summarize(document, k=3).indices == summary.indices
+    batch = list(summarizer.summarize_batch([README, README], k=1, format="markdown"))
+    assert [s.document for s in batch] == [PARAGRAPHS, PARAGRAPHS]
+    with pytest.raises(ValueError, match="format must be one of"):
+        summarizer.summarize("x", format="docx")
+    with pytest.raises(InputError, match="document 0: binary file"):
+        summarizer.summarize(b"\x00\x01", format="markdown")

@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -244,3 +245,46 @@ def test_errors_end_with_one_line_and_an_exit_status(error, status, message, tmp
         assert run_guarded(build_parser(), fail, reported.append) == status
     assert reported == ([message] if message else [])
     assert ("usage:" in capsys.readouterr().err) == isinstance(error, UsageError)
+
+
+def test_files_are_read_by_their_format(run, tmp_path):
+    from test_documents import PAGE, PARAGRAPHS, README, pdf_bytes
+
+    pytest.importorskip("trafilatura")
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "README.md").write_text(README)
+    (folder / "page.html").write_text(PAGE)
+    (folder / "report.pdf").write_bytes(pdf_bytes(2))
+    (folder / "wrapped.txt").write_text(textwrap.fill(" ".join(PARAGRAPHS), 60))
+    code, out, err = run(folder, "--format", "jsonl", "-k", "2")
+    assert code == 0, err
+    records = {record["file"]: record for record in map(json.loads, out.splitlines())}
+    assert len(records) == 4
+    for record in records.values():
+        for sentence in record["sentences"]:
+            assert any(sentence in paragraph for paragraph in PARAGRAPHS) or "mayor" in sentence, sentence
+
+
+def test_input_format_overrides_the_extension_and_stdin(run, tmp_path, monkeypatch):
+    from test_documents import README
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(README.encode())))
+    code, out, _ = run("-", "--input-format", "markdown", "--format", "json", "-k", "5")
+    assert code == 0
+    summary = " ".join(json.loads(out)[0]["sentences"])
+    assert "](" not in summary and "pip install" not in summary and "|" not in summary
+    plain = tmp_path / "notes.md"
+    plain.write_text("# Not a heading here\nJust text.")
+    code, out, _ = run(plain, "--input-format", "text", "-k", "2")
+    assert "# Not a heading here" in out
+
+
+def test_html_output_puts_the_summary_above_the_paragraphs(run, tmp_path):
+    page = tmp_path / "two.txt"
+    page.write_text(ARTICLE + "\n\n" + OTHER)
+    code, out, _ = run(page, "--format", "html", "-k", "2")
+    assert code == 0
+    summary, document = out.split('<div class="summary">')[1].split("</div>")
+    assert summary.count("<li>") == 2
+    assert document.count("<p>") == 2 and document.count("<mark") == 2

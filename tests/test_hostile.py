@@ -119,6 +119,13 @@ CASES = [
     ("blank", in_box(write("in.txt", " \n\t\n"), "summarize", "{box}/in.txt"), 1, "empty file"),
     ("bom only", in_box(write("in.txt", b"\xef\xbb\xbf"), "summarize", "{box}/in.txt"), 1, "empty file"),
     ("missing", summarize("no-such-file.txt"), 1, "no-such-file.txt: no such file or directory"),
+    ("binary named .md", in_box(write("in.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "summarize", "{box}/in.md"), 1, "in.md: binary file, not text"),
+    ("markdown without text", in_box(write("in.md", "# Title\n\n```\ncode\n```\n"), "summarize", "{box}/in.md"), 1, "in.md: no running text found in this markdown file"),
+    ("html without a body", in_box(write("in.html", "<html><head><title>T</title></head></html>"), "summarize", "{box}/in.html"), 1, "in.html: no running text found in this html file"),
+    ("pdf that is not one", in_box(write("in.pdf", ARTICLE), "summarize", "{box}/in.pdf"), 1, "in.pdf: not a PDF file"),
+    ("truncated pdf", in_box(write("in.pdf", b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog"), "summarize", "{box}/in.pdf"), 1, "in.pdf: not a readable PDF"),
+    ("input format markdown on a pdf", in_box(write("in.pdf", b"%PDF-1.7\n\x00\x01"), "summarize", "--input-format", "markdown", "{box}/in.pdf"), 1, "in.pdf: binary file, not text"),
+    ("unknown input format", summarize("--input-format", "docx", "x"), 2, "invalid choice: 'docx'"),
     ("empty directory", in_box(lambda box: (box / "nothing").mkdir(), "summarize", "{box}/nothing"), 1, "no files in this directory"),
     ("only hidden files", in_box(write("hid/.secret.txt", ARTICLE), "summarize", "{box}/hid"), 1, "no files in this directory"),
     ("/dev/zero", summarize("/dev/zero"), 1, "/dev/zero: a character device, not a regular file"),
@@ -358,8 +365,10 @@ def test_debug_shows_the_cause_of_a_model_error(box, capsys):
 # The library: the same one-line errors, as exceptions.
 
 LIBRARY_CASES = [
-    ("text of a number", lambda s: s.summarize(123), TypeError, "document 0: expected text or a list of sentences, got int"),
-    ("bytes", lambda s: s.summarize(b"Some text. More text."), TypeError, "got bytes"),
+    ("text of a number", lambda s: s.summarize(123), TypeError, "document 0: expected text, a Document or a list of sentences, got int"),
+    ("bytes not UTF-8", lambda s: s.summarize(b"Caf\xe9. More text."), InputError, "document 0: not valid UTF-8 text (byte 3)"),
+    ("pdf given as text", lambda s: s.summarize("%PDF-1.7", format="pdf"), InputError, "document 0: a PDF is read from its bytes"),
+    ("unknown format", lambda s: s.summarize("Text.", format="docx"), ValueError, "format must be one of text, markdown, html, pdf"),
     ("a sentence that is not text", lambda s: s.summarize(["Fine.", 5]), TypeError, "got list"),
     ("one string to summarize_batch", lambda s: list(s.summarize_batch("A text.")), TypeError, "use summarize for one text"),
     ("batch size 0", lambda s: s.summarize_batch([ARTICLE], batch_size=0), ValueError, "batch_size must be at least 1"),

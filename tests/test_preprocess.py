@@ -17,7 +17,7 @@ from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.model import load_tokenizer
 from summarizer.oracle import greedy_oracle, oracle_targets
 from summarizer.preprocess import LabelConfig, preprocess
-from summarizer.sentences import split_sentences
+from summarizer.sentences import reference_sentences, split_sentences
 
 DOCUMENTS = [
     Document(
@@ -70,7 +70,7 @@ def test_columns_and_labels(tokenizer, tmp_path: Path) -> None:
     for row, document in zip(rows, DOCUMENTS):
         sentences = document.sentences or split_sentences(document.text)
         assert row["sentences"] == sentences
-        assert row["reference"] == split_sentences(document.reference)
+        assert row["reference"] == reference_sentences(document.reference)
         features = builder(sentences)
         assert row["input_ids"] == [w.input_ids for w in features.windows]
         assert row["token_type_ids"] == [w.token_type_ids for w in features.windows]

@@ -1,4 +1,4 @@
-"""Sentence splitting: Punkt with shipped parameters, line breaks as hard boundaries."""
+"""Sentence splitting: Punkt with shipped parameters, within the paragraphs of `summarizer.layout`."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from summarizer.layout import paragraphs, wrap_width
 from summarizer.sentences import MAX_PIECE_CHARS, available_languages, punkt_tokenizer, split_sentences
 
 
@@ -44,7 +45,11 @@ def test_line_breaks_end_sentences_even_without_punctuation() -> None:
 
 @pytest.mark.parametrize("newline", ["\r\n", "\r", "\u2028", "\u2029", "\n \n"])
 def test_every_kind_of_line_break_is_a_boundary(newline: str) -> None:
-    assert split_sentences(f"first line{newline}second line") == ["first line", "second line"]
+    assert split_sentences(f"First line{newline}Second line") == ["First line", "Second line"]
+    # a line that leaves its sentence open for the next to go on in lower case is a soft wrap
+    assert split_sentences(f"First line goes{newline}on here.") == (
+        ["First line goes", "on here."] if newline in ("\u2029", "\n \n") else ["First line goes on here."]
+    )
 
 
 def test_abbreviation_at_a_line_end_still_breaks() -> None:
@@ -86,12 +91,14 @@ _WORDS = st.sampled_from(
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(_WORDS, min_size=1, max_size=12), min_size=1, max_size=6))
-def test_splitting_keeps_every_character_and_respects_lines(lines: list[list[str]]) -> None:
+def test_splitting_keeps_every_character_and_respects_paragraphs(lines: list[list[str]]) -> None:
     text = "\n".join(" ".join(words) for words in lines)
     sentences = split_sentences(text)
-    assert "".join(sentences).replace(" ", "") == text.replace(" ", "").replace("\n", "")
+    assert "".join(sentences).replace(" ", "") == "".join(paragraphs(text)).replace(" ", "")
+    if wrap_width(text.splitlines()) is None:  # only a hard-wrapped document has layout lines to leave out
+        assert "".join(sentences).replace(" ", "") == text.replace(" ", "").replace("\n", "")
     assert all(s == s.strip() and s and "\n" not in s for s in sentences)
-    assert len(sentences) >= len(lines)
+    assert len(sentences) >= len(paragraphs(text))
 
 
 _PIECES = st.sampled_from(
@@ -101,10 +108,10 @@ _PIECES = st.sampled_from(
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(_PIECES, max_size=10).map(" ".join), max_size=5))
-def test_equals_punkt_applied_line_by_line(lines: list[str]) -> None:
+def test_equals_punkt_applied_paragraph_by_paragraph(lines: list[str]) -> None:
     punkt = punkt_tokenizer("english")
-    expected = [s for line in lines if line.strip() for s in punkt.tokenize(line.strip())]
-    assert split_sentences("\n".join(lines)) == expected
+    text = "\n".join(lines)
+    assert split_sentences(text) == [s for paragraph in paragraphs(text) for s in punkt.tokenize(paragraph)]
 
 
 _SENTENCES = st.lists(_PIECES, max_size=5).map(lambda pieces: " ".join(["The", *pieces, "end."]))

@@ -1,0 +1,93 @@
+"""Summaries of files as people have them: are the chosen sentences whole, without markup?
+
+    python scripts/real_files.py                 # the files below that this machine has
+    python scripts/real_files.py FILE... [-k 3]
+
+Summarizes each file with `summarize`'s reading (format by extension) and the built-in model,
+and judges every summary sentence: whole when it begins as a sentence begins (a capital, a
+digit, an opening quote or bracket, or anything right after a sentence that ended) and ends
+with a full stop, question or exclamation mark, or colon (perhaps inside quotes or brackets);
+markup when it holds HTML tags or entities, Markdown link, image, emphasis, heading or table
+syntax, or code fences. Prints each file's sentences with their verdicts, then the share of
+whole sentences without markup over all files. The default files are licenses, READMEs,
+manuals, Markdown documents, web pages and PDFs that ship with Debian, Python and Rust.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from summarizer import Summarizer
+from summarizer.cli import Source, read_source
+from summarizer.errors import InputError
+
+RUST = Path.home() / ".rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc"
+DEFAULT_FILES = [
+    "/usr/share/common-licenses/GPL-3",
+    "/usr/share/common-licenses/Apache-2.0",
+    "/usr/share/common-licenses/MPL-2.0",
+    "/usr/share/doc/base-files/README.FHS",
+    "/usr/share/doc/bash/README.abs-guide",
+    "/usr/share/doc/git/README.md",
+    "/usr/share/doc/libglib2.0-0/README.md",
+    "/usr/share/doc/systemd/DISTRO_PORTING.md",
+    "/usr/share/doc/nodejs/BUILDING.md",
+    "/usr/share/doc/python3-pip/html/installation.md",
+    str(Path.home() / ".pyenv/README.md"),
+    str(RUST / "clippy/README.md"),
+    str(RUST / "cargo/README.md"),
+    str(RUST / "rust/html/book/ch01-01-installation.html"),
+    str(RUST / "rust/html/book/ch04-01-what-is-ownership.html"),
+    str(RUST / "rust/html/book/ch09-00-error-handling.html"),
+    "/usr/share/doc/bzip2/manual.html",
+    "/usr/share/doc/libffi-dev/html/Introduction.html",
+    "/usr/share/doc/base-passwd/users-and-groups.html",
+    "/usr/share/doc/libtasn1-doc/libtasn1.pdf",
+    "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf",
+]
+_END = re.compile(r"[.!?:][\"'”’)\]]*$")
+_START = re.compile(r"[\"'“‘(\[]*[A-Z0-9]")
+_MARKUP = re.compile(r"</?[a-zA-Z][^>]*>|&[a-z]+;|&#\d+;|\]\(|!\[|\*\*|__\w|^#{1,6} |\|\s*-{3,}|```|\|.*\|.*\|")
+
+
+def verdict(sentence: str, previous: str | None) -> str:
+    if _MARKUP.search(sentence):
+        return "markup"
+    begins = previous is None or _START.match(sentence) or _END.search(previous)
+    return "whole" if begins and _END.search(sentence) else "fragment"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*", help="files to summarize (default: the list in this script)")
+    parser.add_argument("-k", type=int, default=3)
+    args = parser.parse_args()
+    files = [Path(f) for f in args.files] or [Path(f) for f in DEFAULT_FILES if Path(f).is_file()]
+    summarizer = Summarizer.from_pretrained()
+    counts = {"whole": 0, "fragment": 0, "markup": 0}
+    for path in files:
+        try:
+            document = read_source(Source(path, str(path), Path(path.name)), 50_000_000)
+        except InputError as error:
+            print(f"{error}", file=sys.stderr)
+            continue
+        summary = summarizer.summarize(document, k=args.k)
+        print(f"== {path} ({len(summary.document)} sentences)")
+        for index, sentence in zip(summary.indices, summary.sentences):
+            previous = summary.document[index - 1] if index > 0 else None
+            judged = verdict(sentence, previous)
+            counts[judged] += 1
+            print(f"   [{judged}] {sentence}")
+    total = sum(counts.values())
+    print(
+        f"{len(files)} files, {total} summary sentences: {counts['whole']} whole "
+        f"({100 * counts['whole'] / max(total, 1):.1f}%), {counts['fragment']} fragments, {counts['markup']} with markup"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,177 @@
+"""Files as people have them: Markdown, HTML and PDF read for their running text only."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from summarizer.documents import Document, format_of, read_document
+from summarizer.errors import InputError
+
+PARAGRAPHS = [
+    "Extractive summarization picks the sentences of a document that carry the most of its meaning.",
+    "The river flooded the old town on Tuesday night, and hundreds of residents were moved to the school gym.",
+    "Officials said the water rose faster than expected, and volunteers brought blankets and hot food.",
+]
+README = f"""---
+title: front matter is metadata
+---
+# sumtool
+
+[![Build](https://img.shields.io/badge/build-passing-green.svg)](https://ci.example.org/sumtool)
+[![Repo size](https://img.shields.io/github/repo-size/example/sumtool)](https://github.com/example/sumtool)
+
+{textwrap.fill(PARAGRAPHS[0], 40)}
+
+<p align="center"><img src="logo.png" alt="logo"></p>
+
+## Install
+
+```bash
+pip install sumtool
+```
+
+| option | meaning |
+|--------|---------|
+| -k     | sentences per summary |
+
+- {PARAGRAPHS[1].replace("Tuesday night", "[Tuesday night](https://example.org/news)")}
+- Fast
+- `--ratio`
+
+> {PARAGRAPHS[2].replace("volunteers", "**volunteers**")}
+
+    indented code block
+
+![diagram](diagram.png)
+"""
+PAGE = f"""<!DOCTYPE html>
+<html><head><title>News</title><style>body {{ color: red; }}</style>
+<script>var tracking = "window.location";</script></head>
+<body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/world">World</a></li><li><a href="/sport">Sport</a></li></ul></nav>
+<header><h1>Town flooded</h1></header>
+<article>
+<h2>Town flooded</h2>
+<p>{PARAGRAPHS[0]}</p>
+<p>{PARAGRAPHS[1].replace("school gym", "<em>school gym</em>")}</p>
+<pre><code>curl https://example.org/data.json</code></pre>
+<p>{PARAGRAPHS[2].replace("&", "&amp;")} The mayor &amp; council met at 9&nbsp;a.m. on Wednesday.</p>
+</article>
+<footer><p>Copyright 2025 Example News. All rights reserved. Privacy policy. Cookie settings.</p></footer>
+<script>document.write("not text");</script>
+</body></html>
+"""
+
+
+def test_format_follows_the_extension():
+    assert [format_of(name) for name in ("a.md", "B.MARKDOWN", "c.html", "d.htm", "e.pdf", "f.txt", "g", "h.rst")] == [
+        "markdown", "markdown", "html", "html", "pdf", "text", "text", "text",
+    ]  # fmt: skip
+
+
+def test_markdown_keeps_running_text_and_link_text_only():
+    document = Document.from_text(README, "markdown")
+    assert document.paragraphs == (PARAGRAPHS[0], PARAGRAPHS[1], PARAGRAPHS[2])
+    text = " ".join(document.paragraphs)
+    for markup in ("sumtool", "Build", "Repo size", "http", "pip install", "option", "indented", "diagram", "logo", "**", "front matter"):
+        assert markup not in text
+
+
+def test_html_keeps_the_main_text_without_tags_scripts_or_navigation():
+    pytest.importorskip("trafilatura")
+    document = Document.from_text(PAGE, "html")
+    text = " ".join(document.paragraphs)
+    assert document.paragraphs[:2] == (PARAGRAPHS[0], PARAGRAPHS[1])
+    assert PARAGRAPHS[2] in text and "The mayor & council met at 9 a.m. on Wednesday." in text
+    for noise in ("<", "&amp;", "&nbsp;", "tracking", "not text", "color", "Home", "World", "curl", "Cookie"):
+        assert noise not in text
+
+
+def test_html_is_decoded_by_its_own_charset():
+    pytest.importorskip("trafilatura")
+    page = PAGE.replace("<head>", '<head><meta charset="iso-8859-1">').replace("Officials", "Caf\xe9 officials")
+    document = Document.from_text(page.encode("latin-1"), "html")
+    assert any("Café officials" in paragraph for paragraph in document.paragraphs)
+
+
+def pdf_bytes(pages: int = 3, encrypt: str | None = None, text: bool = True) -> bytes:
+    """A PDF made here: paragraphs wrapped across pages, a running header and page numbers."""
+    fpdf = pytest.importorskip("fpdf")
+
+    class Report(fpdf.FPDF):
+        def header(self):
+            self.set_font("helvetica", size=9)
+            self.cell(0, 8, "Quarterly Report of the River Authority", align="C")
+            self.ln(12)
+
+        def footer(self):
+            self.set_y(-15)
+            self.set_font("helvetica", size=9)
+            self.cell(0, 10, f"Page {self.page_no()}", align="C")
+
+    pdf = Report() if text else fpdf.FPDF()
+    pdf.set_font("helvetica", size=11)
+    for page in range(pages):
+        pdf.add_page()
+        if text:  # each page starts with another paragraph, as pages of a report do
+            for paragraph in (PARAGRAPHS[page % 3 :] + PARAGRAPHS[: page % 3]) * 2:
+                pdf.multi_cell(0, 6, f"{paragraph} {paragraph}")
+                pdf.ln(3)
+        else:
+            pdf.rect(20, 20, 100, 100, style="F")  # a scan: marks, no text layer
+    if encrypt is not None:
+        pdf.set_encryption(owner_password="owner", user_password=encrypt)
+    return bytes(pdf.output())
+
+
+def test_pdf_paragraphs_are_whole_without_headers_or_page_numbers():
+    document = Document.from_text(pdf_bytes(), "pdf")
+    text = " ".join(document.paragraphs)
+    assert "Quarterly Report" not in text and "Page " not in text
+    assert f"{PARAGRAPHS[0]} {PARAGRAPHS[0]}" in document.paragraphs
+    assert all(paragraph.endswith(".") for paragraph in document.paragraphs)
+
+
+def test_pdf_encrypted_with_an_empty_password_is_read():
+    assert Document.from_text(pdf_bytes(1, encrypt=""), "pdf").paragraphs
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"<html>not a pdf</html>", "doc.pdf: not a PDF file"),
+        (b"%PDF-1.7\n1 0 obj <<>> garbage", "doc.pdf: not a readable PDF"),
+        ("text", "doc.pdf: a PDF is read from its bytes"),
+    ],
+)
+def test_bad_pdfs_are_one_line_naming_the_file(data, message):
+    with pytest.raises(InputError, match=message) as caught:
+        read_document(data, "pdf", "doc.pdf")
+    assert "\n" not in str(caught.value)
+
+
+def test_a_pdf_that_needs_a_password_or_has_no_text_says_so():
+    with pytest.raises(InputError, match=r"doc.pdf: encrypted PDF"):
+        read_document(pdf_bytes(1, encrypt="secret"), "pdf", "doc.pdf")
+    with pytest.raises(InputError, match=r"doc.pdf: the PDF has no text layer.*OCR"):
+        read_document(pdf_bytes(1, text=False), "pdf", "doc.pdf")
+
+
+@pytest.mark.parametrize("format", ["text", "markdown", "html"])
+def test_binary_bytes_are_refused_in_text_formats(format):
+    with pytest.raises(InputError, match="x: binary file, not text"):
+        read_document(b"\x89PNG\r\n\x1a\n\x00\x00", format, "x")
+
+
+def test_unknown_format_is_a_value_error():
+    with pytest.raises(ValueError, match="format must be one of text, markdown, html, pdf"):
+        read_document("x", "docx", "x")
+
+
+def test_html_without_the_formats_extra_is_one_line_naming_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "trafilatura", None)  # as if not installed
+    with pytest.raises(InputError, match=r"^page.html: reading HTML needs trafilatura: pip install 'bertsum\[formats\]'$"):
+        read_document(PAGE, "html", "page.html")

@@ -1,0 +1,134 @@
+"""Plain text as people write it: hard-wrapped paragraphs come out whole, one-paragraph-per-line
+text (the benchmark corpora) splits exactly as it always did."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from summarizer.layout import paragraphs
+from summarizer.sentences import paragraph_sentences, reference_sentences, split_sentences
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+PROSE = [
+    "The licenses for most software and other practical works are designed to take away your "
+    "freedom to share and change the works. By contrast, this license is intended to guarantee "
+    "your freedom to share and change all versions of a program, to make sure it remains free "
+    "software for all its users.",
+    "When we speak of free software, we are referring to freedom, not price. Our licenses are "
+    "designed to make sure that you have the freedom to distribute copies of free software, and "
+    "that you receive source code or can get it if you want it.",
+]
+
+
+def wrapped(width: int = 72, indent: str = "  ") -> str:
+    """A license-like file: a centred title, paragraphs wrapped at `width`, a list."""
+    body = "\n\n".join(textwrap.fill(p, width, initial_indent=indent, break_on_hyphens=False) for p in PROSE)
+    items = "\n".join(textwrap.fill(f"- {item}", width, subsequent_indent="  ") for item in (
+        "Keep the notices intact, including the ones that refer to this license and to the absence of any warranty.",
+        "Give all recipients a copy of this license along with the program.",
+    ))  # fmt: skip
+    return f"                    FREE SOFTWARE LICENSE\n\n                          Preamble\n\n{body}\n\n{items}\n"
+
+
+@pytest.mark.parametrize("width", [60, 72, 79])
+def test_hard_wrapped_paragraphs_are_rejoined(width):
+    found = paragraphs(wrapped(width))
+    assert found[: len(PROSE)] == PROSE
+    assert found[len(PROSE) :] == [
+        "- Keep the notices intact, including the ones that refer to this license and to the absence of any warranty.",
+        "- Give all recipients a copy of this license along with the program.",
+    ]
+
+
+def test_titles_of_a_wrapped_document_are_not_sentences():
+    sentences = split_sentences(wrapped())
+    assert "FREE SOFTWARE LICENSE" not in sentences and "Preamble" not in sentences
+    assert sentences[0].startswith("The licenses for most software") and sentences[0].endswith("the works.")
+    assert all(re.search(r"[.!?]$", s) for s in sentences), sentences
+
+
+def test_a_short_line_that_ends_a_sentence_ends_its_paragraph():
+    text = textwrap.fill(PROSE[0], 70) + "\nShort last line.\nA new paragraph starts here without a blank line.\n"
+    assert paragraphs(text)[-2:] == ["Short last line.", "A new paragraph starts here without a blank line."]
+
+
+def test_hyphenation_at_a_wrap_is_rejoined_but_compounds_keep_their_hyphen():
+    text = (
+        "Extractive summarization picks the sentences of a document that say the most about it, and the summar-\n"
+        "ization it gives is made of the document's own words; a state-of-the-\n"
+        "art method is a well-known thing, and every well-\n"
+        "known method was once new.\n"
+    )
+    (paragraph,) = paragraphs(text)
+    assert "the summarization it gives" in paragraph
+    assert "a state-of-the-art method" in paragraph  # a compound already
+    assert "every well-known method" in paragraph  # written with its hyphen elsewhere
+
+
+def test_a_line_left_open_goes_on_in_lower_case_even_in_a_short_file():
+    assert paragraphs("This is a short note that I wrapped\nby hand, as people do.") == [
+        "This is a short note that I wrapped by hand, as people do."
+    ]
+
+
+def test_indented_code_and_list_items_are_not_joined_to_prose():
+    text = textwrap.fill(PROSE[0], 90) + "\n\n" + (
+        "To install the program, run the following command in a terminal window and wait until it\n"
+        "finishes:\n"
+        "    $ make install\n"
+        "Then read the manual, which explains the options one by one and gives examples of each:\n"
+        "1. Options come first.\n"
+        "2. Files come last.\n"
+    )
+    found = paragraphs(text)
+    assert found[0] == PROSE[0] and found[1].endswith("wait until it finishes:")  # the command is not glued on, nor kept:
+    assert not any("make install" in paragraph for paragraph in found)  # in wrapped text it is layout
+    assert found[2:] == [
+        "Then read the manual, which explains the options one by one and gives examples of each:",
+        "1. Options come first.",
+        "2. Files come last.",
+    ]
+
+
+def test_a_table_of_contents_is_not_text():
+    text = "1 Introduction . . . . . . . . . . . 1\n2 Usage . . . . . . . . . . . . . 4\nThe library parses files.\n"
+    assert paragraphs(text) == ["The library parses files."]
+
+
+def test_one_paragraph_per_line_is_left_as_it_was():
+    lines = ["A headline without a period", *PROSE, "- a list item", "Last words"]
+    assert paragraphs("\n".join(lines)) == lines
+    assert paragraphs("\n\n".join(lines)) == lines
+
+
+def test_references_keep_one_sentence_per_line_in_lower_case():
+    highlights = 'judge says most are there as a result of " avoidable felonies "\nleifman says the system is unjust .'
+    assert reference_sentences(highlights) == [
+        'judge says most are there as a result of " avoidable felonies "',
+        "leifman says the system is unjust .",
+    ]
+    assert len(split_sentences(highlights)) == 1  # as running text, the open line goes on
+
+
+def _line_rule(text: str) -> list[str]:
+    """The earlier rule: every line break ends a sentence."""
+    lines = [line for line in re.split(r"\s*[\n\r\u2028\u2029]\s*", text.strip()) if line]
+    return [sentence for paragraph in paragraph_sentences(lines) for sentence in paragraph]
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize(
+    ("file", "field"),
+    [("bbc-news/validation.jsonl", "text"), ("bbc-news/train.jsonl", "text"), ("cnndm/validation.jsonl", "article")],
+)
+def test_benchmark_documents_split_exactly_as_before(file, field):
+    path = SHARED / file
+    if not path.exists():
+        pytest.skip("../shared/data is absent")
+    texts = [json.loads(line)[field] for line in path.open(encoding="utf-8")]
+    assert [i for i, text in enumerate(texts) if split_sentences(text) != _line_rule(text)] == []
