@@ -119,8 +119,8 @@ def _decode(data: bytes, keep_bytes: bool) -> str | bytes:
 def markdown_paragraphs(text: str) -> list[str]:
     """Paragraphs, list items and block quotes of Markdown (CommonMark with tables and front
     matter), with the text of links and inline code; never headings, code blocks, tables,
-    images, badges, HTML or link targets, nor a paragraph that is all code or a list item that
-    ends no sentence (a label, as a heading is)."""
+    images, badges, HTML or link targets, nor a paragraph that is all code or that ends no
+    sentence (a label, a caption, a line of badges: not running text, as a heading is not)."""
     result = []
     enclosing: list[str] = []
     for token in _markdown_parser().parse(text):
@@ -132,8 +132,7 @@ def markdown_paragraphs(text: str) -> list[str]:
             children = token.children or []
             paragraph = " ".join("".join(_inline_text(child) for child in children).split())
             code = all(child.type == "code_inline" or not child.content.strip() for child in children)
-            label = "list_item_open" in enclosing and not SENTENCE_END.search(paragraph)
-            if _ALPHANUMERIC.search(paragraph) and not code and not label:
+            if _is_running_text(paragraph) and not code:
                 result.append(paragraph)
     return result
 
@@ -154,7 +153,7 @@ def _inline_text(token: Token) -> str:
 
 def html_paragraphs(page: str | bytes) -> list[str]:
     """The paragraphs, list items and quotes of a page's main text, as trafilatura finds it
-    (list items that end no sentence are labels, left out as in Markdown)."""
+    (those that end no sentence are labels, left out as in Markdown)."""
     try:
         import trafilatura
         from lxml import etree
@@ -180,8 +179,7 @@ def html_paragraphs(page: str | bytes) -> list[str]:
         if any(inner.tag in _HTML_BLOCKS for inner in block.iterdescendants()):
             continue  # its inner blocks are read on their own
         text = " ".join("".join(block.itertext()).split())
-        label = block.tag == "item" and not SENTENCE_END.search(text)  # as in Markdown
-        if _ALPHANUMERIC.search(text) and not label:
+        if _is_running_text(text):  # not a label, a caption or a breadcrumb, as in Markdown
             result.append(text)
     return result
 
@@ -224,6 +222,11 @@ def _without_running_lines(pages: Sequence[list[str]]) -> list[str]:
         return at_edge and (_PAGE_NUMBER.fullmatch(line.strip()) is not None or _running_key(line) in recurring)
 
     return [line for page in pages for i, line in enumerate(page) if not running(line, i, len(page))]
+
+
+def _is_running_text(paragraph: str) -> bool:
+    """Whether a block of Markdown or HTML is running text: words that end a sentence."""
+    return bool(_ALPHANUMERIC.search(paragraph) and SENTENCE_END.search(paragraph))
 
 
 def _running_key(line: str) -> str:
