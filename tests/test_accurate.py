@@ -222,7 +222,7 @@ def test_the_builtin_models_fit_the_weights_budget() -> None:
 @needs_mpnet
 def test_news_accurate_summarizes_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "a.txt").write_text(NEWS)
-    assert summarize_main(["--model", "news-accurate", "--format", "json", str(tmp_path / "a.txt")]) == 0
+    assert summarize_main(["--model", "news-accurate", "--format", "jsonl", str(tmp_path / "a.txt")]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert len(summary["indices"]) == 3 and 0 in summary["indices"]
 
