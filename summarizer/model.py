@@ -4,8 +4,11 @@
 `save_pretrained` / `from_pretrained` write and read `config.json` and `model.safetensors`
 (dtype and device as transformers offers them); the tokenizer is saved beside them. A compact
 directory (`save_compact`) holds the config, naming a packaged base encoder, and only the
-parameters training changed, in float16; the base fills in the rest, tokenizer included.
+parameters training changed, in float16 or int8; the base fills in the rest, tokenizer included.
+`warm_start` loads an exported model's weights into a new one, so training can continue it.
 No pickle and no Lightning are needed to load either.
+Above 250 lines: the model with its two directory formats, whose weights are checked and read
+by the same helpers.
 """
 
 from __future__ import annotations
