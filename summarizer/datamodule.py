@@ -293,7 +293,9 @@ class SummarizationDataModule(pl.LightningDataModule):
         if cfg.shuffle == "fixed":
             order = list(range(len(loaded["train"].documents)))
             random.Random(SPLIT_SEED).shuffle(order)
-            loaded["train"] = _subset(loaded["train"], order, "fixed")
+            loaded["train"] = _subset(loaded["train"], order[cfg.skip_train :], "fixed")
+            if not loaded["train"].documents:
+                raise InputError(f"data.skip_train: {cfg.skip_train} leaves none of the {len(order)} training documents")
         loaded.update({split: read(split) for split in ("validation", "test") if getattr(cfg, split) is not None})
         limits = {"train": cfg.limit_train, "validation": cfg.limit_validation, "test": cfg.limit_test}
         out = {split: _first(data, limits[split]) for split, data in loaded.items()}

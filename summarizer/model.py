@@ -4,8 +4,11 @@
 `save_pretrained` / `from_pretrained` write and read `config.json` and `model.safetensors`
 (dtype and device as transformers offers them); the tokenizer is saved beside them. A compact
 directory (`save_compact`) holds the config, naming a packaged base encoder, and only the
-parameters training changed, in float16; the base fills in the rest, tokenizer included.
+parameters training changed, in float16 or int8; the base fills in the rest, tokenizer included.
+`warm_start` loads an exported model's weights into a new one, so training can continue it.
 No pickle and no Lightning are needed to load either.
+Above 250 lines: the model with its two directory formats, whose weights are checked and read
+by the same helpers.
 """
 
 from __future__ import annotations
@@ -30,7 +33,11 @@ WEIGHTS_FILE = "model.safetensors"
 # A tokenizer directory holds tokenizer_config.json and one of these.
 VOCABULARY_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
 # Encoders whose position ids start after the padding index.
-_POSITION_OFFSET_FAMILIES = {"roberta": 2, "xlm-roberta": 2, "camembert": 2, "longformer": 2}
+_POSITION_OFFSET_FAMILIES = {"roberta": 2, "xlm-roberta": 2, "camembert": 2, "longformer": 2, "mpnet": 2}
+# A matrix a compact file holds as int8 has its scales (float32, one per row) under its name and this suffix.
+INT8_SCALE_SUFFIX = ".int8_scale"
+# Settings a warm start must share with the model it starts from (besides the encoder's shapes).
+_WARM_START_SETTINGS = ("head", "pooling", "language", "features")
 
 
 def encoder_layers(encoder: nn.Module) -> nn.ModuleList:
@@ -132,17 +139,57 @@ class BertSumModel(PreTrainedModel):
         return [p for module in modules for p in module.parameters()]
 
     def save_compact(self, directory: str | Path, base_encoder: str, dtype: torch.dtype = torch.float16) -> None:
-        """Write the config and the trained parameters (those that require grad) as `dtype`.
+        """Write the config and the trained parameters (those that require grad) as `dtype`:
+        float16, or int8 (matrices as int8 with a float32 scale per row, symmetric; the rest in
+        float16), half the size again.
 
         The packaged encoder `base_encoder` must hold every other parameter as it is in this
         model: a compact model is a trained head and top layers over frozen packaged weights.
         """
+        if dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.int8):
+            raise ValueError(f"a compact model is saved as float16, bfloat16, float32 or int8, not {dtype}")
         trained = {name for name, p in self.named_parameters() if p.requires_grad}
-        state = {k: v.detach().to(dtype).contiguous().cpu() for k, v in self.state_dict().items() if k in trained}
+        state = {}
+        for name, value in self.state_dict().items():
+            if name not in trained:
+                continue
+            value = value.detach().cpu().float()
+            if dtype == torch.int8 and value.ndim == 2:
+                scale = value.abs().amax(dim=1, keepdim=True).clamp(min=torch.finfo(torch.float32).tiny) / 127
+                state[name] = (value / scale).round().clamp(-127, 127).to(torch.int8)
+                state[name + INT8_SCALE_SUFFIX] = scale.contiguous()
+            else:
+                state[name] = value.to(torch.float16 if dtype == torch.int8 else dtype).contiguous()
         config = BertSumConfig.from_dict({**self.config.to_dict(), "base_encoder": base_encoder})
         config.architectures = [type(self).__name__]
         config.save_pretrained(str(directory))
         save_file(state, str(Path(directory) / WEIGHTS_FILE), metadata={"format": "pt"})
+
+    def warm_start(self, directory: str | Path, base_encoder: str | None) -> None:
+        """Load the weights of the model exported to `directory` (whole, or compact over the
+        packaged `base_encoder` this model was built from) into this model, whose settings must
+        be that model's; an `InputError` names the first that differs. Parameters a compact
+        directory leaves out keep this model's (the base encoder's) values."""
+        directory = Path(directory)
+        saved = read_config(directory)  # which refuses code first
+        weights = directory / WEIGHTS_FILE
+        if not weights.is_file():
+            raise InputError(f"{directory}: not a bertsum model directory (no {WEIGHTS_FILE})")
+        if saved.base_encoder is not None and saved.base_encoder != base_encoder:
+            raise InputError(f"{directory}: built on {saved.base_encoder}, not on the configured encoder ({base_encoder or 'a directory'})")
+        ours, theirs = self.config.to_dict(), saved.to_dict()
+        differing = [name for name in _WARM_START_SETTINGS if ours[name] != theirs[name]]
+        if ours["encoder"]["model_type"] != theirs["encoder"]["model_type"]:
+            differing.insert(0, "encoder")
+        if differing:
+            name = differing[0]
+            raise InputError(f"{directory}: its {name} settings differ from the configured ones ({theirs[name]!r}, not {ours[name]!r})")
+        _check_weights({k: v.shape for k, v in self.state_dict().items()}, weights, saved.base_encoder)
+        state = _read_weights(weights)
+        with torch.no_grad():
+            for name, tensor in self.state_dict().items():
+                if name in state:
+                    tensor.copy_(state[name])
 
     @classmethod
     def from_pretrained(cls, directory: str | Path, **kwargs: Any) -> BertSumModel:  # type: ignore[override]
@@ -182,7 +229,7 @@ class BertSumModel(PreTrainedModel):
             if shown:
                 hf_logging.enable_progress_bar()
         model = cls(config, encoder)
-        model.load_state_dict(load_file(str(weights)), strict=False)
+        model.load_state_dict(_read_weights(weights), strict=False)
         return model.to(device=device, dtype=dtype).eval()
 
 
@@ -194,6 +241,15 @@ def _check_weights(expected: dict[str, torch.Size], path: Path, base_encoder: st
     (over a `base_encoder`, the encoder's weights may be absent: the base holds them)."""
     with safe_open(str(path), "pt") as weights:
         shapes = {name: torch.Size(weights.get_slice(name).get_shape()) for name in weights.keys()}
+        for name in [n for n in shapes if n.endswith(INT8_SCALE_SUFFIX)]:
+            matrix = name[: -len(INT8_SCALE_SUFFIX)]
+            if matrix not in shapes or weights.get_slice(matrix).get_dtype() != "I8" or shapes[name] != (shapes[matrix][0], 1):
+                raise InputError(f"{path}: {name} is not the scales of an int8 matrix")
+            del shapes[name]
+        scaled = {name[: -len(INT8_SCALE_SUFFIX)] for name in weights.keys() if name.endswith(INT8_SCALE_SUFFIX)}
+        unscaled = sorted(n for n in shapes if n not in scaled and weights.get_slice(n).get_dtype() in ("I8", "U8"))
+        if unscaled:
+            raise InputError(f"{path}: {unscaled[0]} is an integer tensor without {INT8_SCALE_SUFFIX}")
     problems = {
         "unknown": sorted(set(shapes) - set(expected)),
         "missing": sorted(k for k in expected if k not in shapes and not (base_encoder and k.startswith("encoder."))),
@@ -204,6 +260,16 @@ def _check_weights(expected: dict[str, torch.Size], path: Path, base_encoder: st
             more = f" and {len(names) - 3} more" if len(names) > 3 else ""
             against = base_encoder or "config.json"
             raise InputError(f"{path}: weights do not fit {against} ({problem}: {', '.join(names[:3])}{more})")
+
+
+def _read_weights(path: Path) -> dict[str, torch.Tensor]:
+    """The tensors of a weights file checked by `_check_weights`, int8 matrices scaled back to float32."""
+    state = load_file(str(path))
+    for name in [n for n in state if n.endswith(INT8_SCALE_SUFFIX)]:
+        scale = state.pop(name)
+        matrix = name[: -len(INT8_SCALE_SUFFIX)]
+        state[matrix] = state[matrix].float() * scale.float()
+    return state
 
 
 def load_tokenizer(directory: str | Path) -> PreTrainedTokenizerBase:

@@ -20,6 +20,7 @@ from transformers import PreTrainedTokenizerBase
 from summarizer.data import LoadedData
 from summarizer.features import FeatureBuilder, FeatureConfig
 from summarizer.oracle import oracle_targets
+from summarizer.resources import cache_dir as bertsum_cache_dir
 from summarizer.sentences import reference_sentences, split_sentences
 
 CACHE_VERSION = 3
@@ -40,11 +41,6 @@ class LabelConfig:
             raise ValueError(f"oracle_size must be at least 1, got {self.oracle_size}")
         if not 0.0 <= self.soft_target_weight < 1.0:
             raise ValueError(f"soft_target_weight must be in [0, 1), got {self.soft_target_weight}")
-
-
-def default_cache_dir() -> Path:
-    """`$BERTSUM_CACHE`, or `~/.cache/bertsum`."""
-    return Path(os.environ.get("BERTSUM_CACHE", Path.home() / ".cache" / "bertsum"))
 
 
 class DocumentPreprocessor:
@@ -101,7 +97,7 @@ def preprocess(
     (one list per window), sentence_indices and labels (one target per scored sentence).
     """
     key = _cache_key(data, tokenizer, features, labels, language)
-    cache_dir = (cache_dir or default_cache_dir()) / "features"
+    cache_dir = (cache_dir or bertsum_cache_dir()) / "features"
     cached = cache_dir / key
     if (cached / "dataset_info.json").exists():
         return datasets.load_from_disk(str(cached))

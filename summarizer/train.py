@@ -40,7 +40,7 @@ from summarizer.data import Document, write_jsonl
 from summarizer.errors import InputError, first_line
 from summarizer.features import DocumentFeatures
 from summarizer.evaluate import Evaluation, evaluate_prepared
-from summarizer.configuration import BASE_ENCODERS, BertSumConfig, refuse_code
+from summarizer.configuration import BertSumConfig, refuse_code
 from summarizer.model import BertSumModel, freeze_encoder, load_tokenizer
 from summarizer.pooling import Pooling
 from summarizer.selection import SelectionConfig
@@ -80,9 +80,15 @@ def build_model(config: ModelConfig) -> BertSumModel:
     try:
         if config.trainable_layers is not None:
             freeze_encoder(encoder, config.trainable_layers)
-        return BertSumModel(BertSumConfig(encoder=encoder.config, **config.saved_settings()), encoder)
+        model = BertSumModel(BertSumConfig(encoder=encoder.config, **config.saved_settings()), encoder)
     except ValueError as error:
         raise ConfigError(f"model: {error}") from None
+    if config.init_from is not None:
+        try:
+            model.warm_start(Path(config.init_from).expanduser(), config.base_encoder)
+        except InputError as error:
+            raise InputError(f"model.init_from: {error}") from None
+    return model
 
 
 def encoder_directory(config: ModelConfig) -> Path:
@@ -228,7 +234,7 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
             write_jsonl(config.run_dir / f"{split}.jsonl", documents)
         model = system.model.cpu().eval()
         try:
-            export_model(model, tokenizer, config.export_dir, config.output.compact)
+            export_model(model, tokenizer, config.export_dir, *compact_export(config))
         except OSError as error:
             raise InputError(f"output: cannot export the model to {config.export_dir} ({error}); the best checkpoint is {best}") from None
         if datamodule.has("test"):
@@ -310,11 +316,18 @@ class Snapshots(Callback):
             model = pl_module.model
             target = self.config.run_dir / f"model-{documents}"
             if not target.exists():  # a resumed run may pass the same step again
-                export_model(model, self.tokenizer, target, self.config.output.compact)
+                export_model(model, self.tokenizer, target, *compact_export(self.config))
 
 
-def export_model(model: BertSumModel, tokenizer: PreTrainedTokenizerBase, directory: Path, compact: bool = False) -> None:
-    """`model.save_pretrained` (or `save_compact`) to `directory`, swapped into place once complete.
+def export_model(
+    model: BertSumModel,
+    tokenizer: PreTrainedTokenizerBase,
+    directory: Path,
+    base_encoder: str | None = None,
+    compact_dtype: torch.dtype = torch.float16,
+) -> None:
+    """`model.save_pretrained` (or `save_compact` over the packaged `base_encoder` in
+    `compact_dtype`, when a base is given) to `directory`, swapped into place once complete.
 
     The files go to a new directory beside `directory` first; then the old export is renamed
     away, the new one renamed in, and the old one deleted. A reader never finds a half-written
@@ -322,8 +335,8 @@ def export_model(model: BertSumModel, tokenizer: PreTrainedTokenizerBase, direct
     """
     staging = directory.with_name(f".{directory.name}.{uuid.uuid4().hex[:12]}")
     try:
-        if compact:
-            model.save_compact(staging, BASE_ENCODERS[0])
+        if base_encoder is not None:
+            model.save_compact(staging, base_encoder, compact_dtype)
         else:
             model.save_pretrained(str(staging))
             tokenizer.save_pretrained(str(staging))
@@ -341,6 +354,11 @@ def export_model(model: BertSumModel, tokenizer: PreTrainedTokenizerBase, direct
         shutil.rmtree(staging, ignore_errors=True)
         raise
     shutil.rmtree(previous, ignore_errors=True)
+
+
+def compact_export(config: TrainConfig) -> tuple[str | None, torch.dtype]:
+    """The packaged encoder a compact export builds on (None: a whole export), and its dtype."""
+    return (config.model.base_encoder if config.output.compact else None), getattr(torch, config.output.compact_weights)
 
 
 def split_documents(datamodule: SummarizationDataModule, split: str) -> list[Document]:

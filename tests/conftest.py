@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 import torch
-from transformers import BertConfig, BertModel, DistilBertConfig, DistilBertModel, DistilBertTokenizerFast
+from transformers import (
+    BertConfig,
+    BertModel,
+    DistilBertConfig,
+    DistilBertModel,
+    DistilBertTokenizerFast,
+    MPNetConfig,
+    MPNetModel,
+    MPNetTokenizerFast,
+)
 
 from summarizer.model import BertSumModel, load_tokenizer
 from summarizer.resources import default_encoder_dir
@@ -62,6 +71,29 @@ def tiny_distilbert_dir(tmp_path_factory: pytest.TempPathFactory, minilm_dir: Pa
     tokenizer = DistilBertTokenizerFast(vocab=str(minilm_dir / "vocab.txt"), do_lower_case=True)
     config = DistilBertConfig(vocab_size=tokenizer.vocab_size, dim=32, n_layers=2, n_heads=2, hidden_dim=64)
     DistilBertModel(config).save_pretrained(str(directory))
+    tokenizer.save_pretrained(str(directory))
+    return directory
+
+
+@pytest.fixture(scope="session")
+def tiny_mpnet_dir(tmp_path_factory: pytest.TempPathFactory, minilm_dir: Path) -> Path:
+    """A random 2-layer MPNet of width 32 laid out as all-mpnet-base-v2: its vocabulary (MiniLM's
+    behind <s> <pad> </s> <unk>, <mask> last), pad id 1, 514 positions, no token type ids."""
+    torch.manual_seed(0)
+    directory = tmp_path_factory.mktemp("tiny-mpnet")
+    words = (minilm_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    (directory / "vocab.txt").write_text("\n".join(["<s>", "<pad>", "</s>", "<unk>", *words, "<mask>"]) + "\n", encoding="utf-8")
+    tokenizer = MPNetTokenizerFast(vocab=str(directory / "vocab.txt"), do_lower_case=True, unk_token="[UNK]")
+    config = MPNetConfig(
+        vocab_size=len(words) + 5,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=514,
+        pad_token_id=1,
+    )
+    MPNetModel(config).save_pretrained(str(directory))
     tokenizer.save_pretrained(str(directory))
     return directory
 

@@ -408,8 +408,12 @@ def test_snapshots_must_fall_on_whole_steps(tiny_encoder_dir: Path, synthetic: P
 
 
 def test_compact_export_needs_the_packaged_encoder_and_trainable_layers(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="output.compact: needs model.encoder: null"):
+    with pytest.raises(ConfigError, match=r"output.compact: needs a packaged model.encoder \(null or a name\)"):
         tiny_config(tiny_encoder_dir, synthetic, tmp_path, "output.compact=true", "model.trainable_layers=1")
+    with pytest.raises(ConfigError, match="output.compact: .* and model.trainable_layers"):
+        load_config(TINY, ["model.encoder=all-mpnet-base-v2", "output.compact=true"])
+    config = load_config(TINY, ["model.encoder=all-mpnet-base-v2", "output.compact=true", "model.trainable_layers=1"])
+    assert config.model.base_encoder == "all-mpnet-base-v2"
 
 
 @pytest.mark.parametrize(
