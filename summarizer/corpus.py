@@ -7,7 +7,10 @@ Data (`summarizer.ray`), on a local cluster or the one at `--address`. A row tha
 summarized (no text, empty, not text) keeps its place: its `error` says why, its summary
 columns are null, and it is reported on stderr by file and row (exit status 1). The output is
 Parquet when `-o` ends in `.parquet`, else JSON Lines (standard output without `-o`), and
-appears whole or not at all. Without `--ray` the table is read into memory; `--ray` streams it.
+appears whole or not at all. Without `--ray` the table is read into memory; `--ray` streams
+it (a Parquet output is assembled in memory, JSON Lines stream out). On Ray the input may also
+be a directory of Parquet files or a URI the cluster reads (s3://..., local://... for a file
+of this machine).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ def output_columns(prefix: str, existing: Iterable[str]) -> list[str]:
     names = [prefix + name for name in OUTPUT_COLUMNS]
     taken = [name for name in names if name in set(existing)]
     if taken:
-        raise ValueError(f"the input already has a column {taken[0]!r}; give the added columns a prefix")
+        raise ValueError(f"the input already has a column {taken[0]!r}; give the added columns a prefix (--prefix, prefix=)")
     return names
 
 
@@ -107,12 +110,13 @@ def run(args: argparse.Namespace, report: Callable[[str], None]) -> int:
     output = Path(args.output) if args.output else None
     if output is not None and (args.output.endswith(("/", "\\")) or output.is_dir()):
         raise UsageError("a table is written to one file, not a directory")
-    remote = "://" in source
-    if not remote:
+    if "://" not in source:  # on Ray, a URI (s3://..., local://...) is read by the cluster
         path = Path(source)
-        if not path.is_file():
+        if args.ray and path.is_dir():  # a directory of Parquet files, as Ray Data writes them
+            pass
+        elif not path.is_file():
             raise InputError(f"{source}: no such file" if not path.exists() else f"{source}: not a file")
-        if path.suffix.lower() not in TABLE_SUFFIXES:
+        elif path.suffix.lower() not in TABLE_SUFFIXES:
             raise InputError(f"{source}: not a table; use .jsonl, .json, .csv or .parquet")
         if output is not None and output.resolve() == path.resolve():
             raise UsageError(f"the output {output} would overwrite its input")
@@ -164,7 +168,10 @@ def _here(
     if not any(field in row for row in rows):
         keys = sorted({key for row in rows for key in row})
         raise InputError(f"{path}: no column {field!r} (columns: {', '.join(keys) or 'none'}); name it with --text-field")
-    names = output_columns(prefix, {key for row in rows for key in row})
+    try:
+        names = output_columns(prefix, {key for row in rows for key in row})
+    except ValueError as error:
+        raise InputError(f"{path}: {error}") from None
     readable = [i for i, error in enumerate(errors) if error is None]
     columns = summary_columns(summarizer, [rows[i][field] for i in readable], batch_size, selection)
     values = dict(zip(readable, zip(*columns)))
@@ -194,13 +201,13 @@ def _on_ray(source: str, field: str, selection: SelectionConfig, args: argparse.
         context.enable_progress_bars = sys.stderr.isatty()
         # Reading takes no CPU of its own, so that actors can have them all and reads still run.
         reading = {"num_cpus": 0}
-        suffix = Path(source).suffix.lower()
-        if suffix == ".parquet":
-            dataset = ray.data.read_parquet(source, **reading)
-        elif suffix == ".csv":
+        suffix = Path(source.rstrip("/")).suffix.lower()
+        if suffix == ".csv":
             dataset = ray.data.read_csv(source, **reading)
-        else:
+        elif suffix in (".jsonl", ".json"):
             dataset = ray.data.read_json(source, lines=suffix == ".jsonl", **reading)
+        else:  # a Parquet file, or a directory of them
+            dataset = ray.data.read_parquet(source, **reading)
         model = str(args.model.resolve()) if args.model else None  # actors start in other directories
         actors = args.actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         options = {"text_field": field, "prefix": args.prefix, "precision": args.precision, "device": args.device, **asdict(selection)}

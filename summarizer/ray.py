@@ -87,6 +87,7 @@ def summarize_dataset(
     `batch_size * CHUNK_BATCHES` rows a call so that documents of similar length batch together.
     `options` go to `Summarize` (text_field, prefix, k, ratio, precision, ...)."""
     import ray.data
+
     return dataset.map_batches(
         Summarize,
         fn_constructor_kwargs={"model": model, "batch_size": batch_size, **options},

@@ -91,3 +91,14 @@ def test_a_failed_table_leaves_no_output(run, table: Path, tmp_path: Path) -> No
     assert run(table, "--text-field", "missing", "-o", target)[0] == 2
     assert target.read_text() == "earlier\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.jsonl", "out.jsonl"]
+
+
+def test_a_table_with_references_needs_a_prefix(run, tmp_path: Path) -> None:
+    source = tmp_path / "references.csv"
+    source.write_text(f'text,summary\n"{ARTICLE}",The river flooded.\n')
+    code, out, err = run(source, "--text-field", "text")
+    assert (code, out) == (2, "")
+    assert err == f"summarize: {source}: the input already has a column 'summary'; give the added columns a prefix (--prefix, prefix=)\n"
+    code, out, err = run(source, "--text-field", "text", "--prefix", "bertsum_")
+    row = json.loads(out)
+    assert code == 0 and row["summary"] == "The river flooded." and row["bertsum_summary"]

@@ -72,7 +72,7 @@ def test_summarize_dataset_reads_and_writes_parquet(cluster: None, tiny_model_di
     back = ray.data.read_parquet(str(tmp_path / "out")).take_all()
     assert [row["body"] for row in back] == TEXTS[:2] and [row["summary"] for row in back] == ["a reference"] * 2
     assert all(row["bertsum_summary"] and row["bertsum_error"] is None for row in back)
-    with pytest.raises(Exception, match="the input already has a column 'summary'; give the added columns a prefix"):
+    with pytest.raises(Exception, match=r"the input already has a column 'summary'; give the added columns a prefix \(--prefix, prefix=\)"):
         summarize_dataset(ray.data.read_json(str(source)), str(tiny_model_dir), text_field="body").take_all()
 
 
