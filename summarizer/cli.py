@@ -28,6 +28,7 @@ from typing import IO
 
 from tqdm import tqdm
 
+from summarizer import corpus
 from summarizer.api import Summarizer, Summary
 from summarizer.documents import FORMATS as INPUT_FORMATS, Document, format_of, read_document
 from summarizer.arguments import UsageError, add_debug_flag, add_model_arguments, add_selection_arguments, positive_int, run_command, selection_from
@@ -81,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=MAX_INPUT_MB,
         help=f"refuse an input larger than this many megabytes (default {MAX_INPUT_MB})",
     )
+    corpus.add_arguments(parser)
     add_debug_flag(parser)
     return parser
 
@@ -91,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if corpus.wanted(args):
+        return corpus.run(args, _report)
     output = Path(args.output) if args.output else None
     sources, failed = collect_sources(args.inputs, exclude=output)
     if not sources:

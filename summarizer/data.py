@@ -137,6 +137,12 @@ def _rows(path: Path, split: str | None) -> Iterator[Row]:
         if stories:
             return _story_rows(stories)
         return _dataset_rows(_load_dataset(str(path), split), str(path), split)
+    return file_rows(path)
+
+
+def file_rows(path: Path) -> Iterator[Row]:
+    """The rows of a JSONL, JSON, CSV or Parquet file, each with where it is (file and line or
+    row); a row that cannot be read is an `InputError` in its place."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         return _jsonl_rows(path)

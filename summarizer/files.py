@@ -79,6 +79,21 @@ def atomic_writer(target: Path) -> Iterator[checked]:
             yield out  # errors of the caller's own work pass through unchanged
             out.flush()
         return
+    with atomic_file(target) as temporary:
+        with named(name):
+            stream = open(temporary, "w", encoding="utf-8")
+        with _closing(stream) as file:
+            out = checked(file, name)
+            yield out
+            out.flush()
+
+
+@contextmanager
+def atomic_file(target: Path) -> Iterator[Path]:
+    """A new, empty file beside `target` for the caller to write (under any name, in any mode:
+    a Parquet writer opens it itself), renamed over `target` once the caller is done and
+    removed if it fails; a symbolic link at `target` stays a link, the file it names is replaced."""
+    name = str(target)
     with named(name):
         target = Path(os.path.realpath(target))
         if target.parent.exists() and not target.parent.is_dir():
@@ -88,10 +103,8 @@ def atomic_writer(target: Path) -> Iterator[checked]:
     try:
         with named(name):
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        with _closing(os.fdopen(handle, "w", encoding="utf-8")) as file:
-            out = checked(file, name)
-            yield out
-            out.flush()
+            os.close(handle)
+        yield Path(temporary)
         with named(name):
             _publish(Path(temporary), target)
     except BaseException:

@@ -217,14 +217,14 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
     trainer.fit(system, datamodule=datamodule, ckpt_path=resume_from)
 
     best = Path(checkpoint.best_model_path or checkpoint.last_model_path)
-    system.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
     result = TrainResult(
         run_dir=config.run_dir,
         export_dir=config.export_dir,
         best_checkpoint=best,
         best_score=float(checkpoint.best_model_score) if checkpoint.best_model_score is not None else None,
     )
-    if trainer.is_global_zero:
+    if trainer.is_global_zero:  # the process that wrote the checkpoints; other nodes may not see them
+        system.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
         held_out = {  # held out of the training file: saved for `evaluate`
             split: split_documents(datamodule, split)
             for split in ("validation", "test")

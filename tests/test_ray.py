@@ -1,0 +1,100 @@
+"""Ray Data on a local cluster that the tests start and stop: `summarizer.ray` and `summarize --ray`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_cli import ARTICLE, OTHER
+
+from summarizer.api import Summarizer
+from summarizer.cli import main
+
+ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'bertsum[ray]')")
+pytestmark = pytest.mark.slow
+
+import ray.data  # noqa: E402
+
+from summarizer.ray import Summarize, summarize_dataset  # noqa: E402
+
+TEXTS = [ARTICLE, OTHER, "", None, ARTICLE.replace("river", "canal"), OTHER.replace("library", "museum")]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[None]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    context = ray.data.DataContext.get_current()
+    context.execution_options.preserve_order = True
+    context.enable_progress_bars = False
+    yield
+    ray.shutdown()
+
+
+def test_actors_add_summary_columns_beside_the_input_in_order(cluster: None, tiny_model_dir: Path) -> None:
+    rows = [{"id": i, "text": text} for i, text in enumerate(TEXTS)]
+    dataset = ray.data.from_items(rows).map_batches(
+        Summarize,
+        fn_constructor_kwargs={"model": str(tiny_model_dir), "k": 2},
+        compute=ray.data.ActorPoolStrategy(size=2),
+        batch_size=2,
+    )
+    out = dataset.take_all()
+    assert [row["id"] for row in out] == list(range(len(TEXTS)))
+    assert [row["text"] for row in out] == TEXTS
+    good = [0, 1, 4, 5]
+    expected = Summarizer.from_pretrained(tiny_model_dir).summarize_batch([TEXTS[i] for i in good], k=2)
+    for i, summary in zip(good, expected):
+        assert (out[i]["summary"], list(out[i]["indices"]), out[i]["error"]) == (str(summary), summary.indices, None)
+        assert list(out[i]["scores"]) == pytest.approx(summary.scores, abs=1e-5)
+    assert [(out[i]["summary"], out[i]["error"]) for i in (2, 3)] == [(None, "empty text"), (None, "no text (null)")]
+
+
+def test_each_actor_computes_with_the_cpus_ray_gave_it(cluster: None, tiny_model_dir: Path) -> None:
+    @ray.remote
+    def threads() -> int:
+        import torch
+
+        Summarize(str(tiny_model_dir))
+        return torch.get_num_threads()
+
+    assert ray.get([threads.options(num_cpus=1).remote(), threads.options(num_cpus=2).remote()]) == [1, 2]
+
+
+def test_summarize_dataset_reads_and_writes_parquet(cluster: None, tiny_model_dir: Path, tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"body": text, "summary": "a reference"}) + "\n" for text in TEXTS[:2]))
+    dataset = summarize_dataset(ray.data.read_json(str(source)), str(tiny_model_dir), concurrency=1, text_field="body", prefix="bertsum_")
+    dataset.write_parquet(str(tmp_path / "out"))
+    back = ray.data.read_parquet(str(tmp_path / "out")).take_all()
+    assert [row["body"] for row in back] == TEXTS[:2] and [row["summary"] for row in back] == ["a reference"] * 2
+    assert all(row["bertsum_summary"] and row["bertsum_error"] is None for row in back)
+    with pytest.raises(Exception, match=r"the input already has a column 'summary'; give the added columns a prefix \(--prefix, prefix=\)"):
+        summarize_dataset(ray.data.read_json(str(source)), str(tiny_model_dir), text_field="body").take_all()
+
+
+def test_the_command_on_ray_writes_what_it_writes_without(cluster: None, tiny_model_dir: Path, tmp_path: Path, capsys) -> None:
+    source = tmp_path / "corpus.jsonl"
+    source.write_text("".join(json.dumps({"id": i, "text": text}) + "\n" for i, text in enumerate(TEXTS)))
+    outputs = {}
+    for name, extra in (("ray", ["--ray", "--actors", "2"]), ("here", ["--text-field", "text"])):
+        outputs[name] = tmp_path / f"{name}.jsonl"
+        code = main(["--model", str(tiny_model_dir), str(source), "-o", str(outputs[name]), "-k", "2", *extra])
+        assert code == 1  # rows 3 and 4 have no text
+        assert capsys.readouterr().err.splitlines() == [f"summarize: {source}, row 3: empty text", f"summarize: {source}, row 4: no text (null)"]
+    ray_rows, rows = ([json.loads(line) for line in outputs[name].read_text().splitlines()] for name in ("ray", "here"))
+    assert [(r["id"], r["summary"], r["indices"], r["error"]) for r in ray_rows] == [(r["id"], r["summary"], r["indices"], r["error"]) for r in rows]
+
+    assert main(["--model", str(tiny_model_dir), str(source), "--ray", "--text-field", "body"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"summarize: {source}: ") and "no column 'body' to summarize" in err
+    assert len(err.splitlines()) == 1
+
+
+def test_nothing_else_imports_ray() -> None:
+    code = "import sys, summarizer.cli, summarizer.api, summarizer.corpus, summarizer.train; print('ray' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr
