@@ -31,6 +31,7 @@ from summarizer.arguments import UsageError, positive_int, selection_from
 from summarizer.data import file_rows
 from summarizer.errors import InputError, first_line
 from summarizer.files import atomic_file, atomic_writer, checked, is_stream
+from summarizer.resources import model_dir
 from summarizer.selection import SelectionConfig
 
 OUTPUT_COLUMNS = ("summary", "indices", "scores", "error")
@@ -208,7 +209,7 @@ def _on_ray(source: str, field: str, selection: SelectionConfig, args: argparse.
             dataset = ray.data.read_json(source, lines=suffix == ".jsonl", **reading)
         else:  # a Parquet file, or a directory of them
             dataset = ray.data.read_parquet(source, **reading)
-        model = str(args.model.resolve()) if args.model else None  # actors start in other directories
+        model = str(model_dir(args.model).resolve())  # a name or a path; actors start in other directories
         actors = args.actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         options = {"text_field": field, "prefix": args.prefix, "precision": args.precision, "device": args.device, **asdict(selection)}
         out = summarize_dataset(dataset, model, concurrency=actors, batch_size=args.batch_size, **options)
