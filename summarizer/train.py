@@ -40,7 +40,9 @@ from summarizer.data import Document, write_jsonl
 from summarizer.errors import InputError, first_line
 from summarizer.features import DocumentFeatures
 from summarizer.evaluate import Evaluation, evaluate_prepared
-from summarizer.configuration import BASE_ENCODERS, BertSumConfig, refuse_code
+from summarizer.configuration import BertSumConfig, refuse_code
+from summarizer.onnx_export import export_graph
+from summarizer.resources import BASE_ENCODERS
 from summarizer.model import BertSumModel, freeze_encoder, load_tokenizer
 from summarizer.pooling import Pooling
 from summarizer.selection import SelectionConfig
@@ -314,7 +316,8 @@ class Snapshots(Callback):
 
 
 def export_model(model: BertSumModel, tokenizer: PreTrainedTokenizerBase, directory: Path, compact: bool = False) -> None:
-    """`model.save_pretrained` (or `save_compact`) to `directory`, swapped into place once complete.
+    """`model.save_pretrained` (or `save_compact`) to `directory` with its ONNX graph
+    (`onnx_export`), swapped into place once complete.
 
     The files go to a new directory beside `directory` first; then the old export is renamed
     away, the new one renamed in, and the old one deleted. A reader never finds a half-written
@@ -327,6 +330,7 @@ def export_model(model: BertSumModel, tokenizer: PreTrainedTokenizerBase, direct
         else:
             model.save_pretrained(str(staging))
             tokenizer.save_pretrained(str(staging))
+        export_graph(model, tokenizer, staging)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
