@@ -1,8 +1,8 @@
 """Which runtime scores sentences: ONNX Runtime (`summarizer.onnx_model`) or torch (`summarizer.model`).
 
 "auto" (the default) takes ONNX Runtime on a CPU in fp32 when the model directory holds its
-graph and onnxruntime is installed: it starts in a fraction of a second and needs neither torch
-nor transformers. Otherwise torch, which also runs GPUs and the other precisions.
+graph and onnxruntime is installed: it starts several times faster and needs neither torch nor
+transformers. Otherwise torch, which also runs GPUs and the other precisions.
 """
 
 from __future__ import annotations
