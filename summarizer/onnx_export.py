@@ -28,7 +28,6 @@ from torch import nn
 from summarizer.arguments import add_debug_flag, run_command
 from summarizer.backends import GRAPH_FILE
 from summarizer.batch import Batch
-from summarizer.errors import InputError
 from summarizer.features import FeatureBuilder
 from summarizer.layout import collate_arrays
 from summarizer.model import encoder_position_limit
