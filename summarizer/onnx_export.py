@@ -122,13 +122,18 @@ def _export(model: nn.Module, tokenizer, directory: Path) -> Path:
     example = tuple(torch.from_numpy(arrays[name]) for name in names)
     loggers = [logging.getLogger(name) for name in ("torch.onnx", "onnx_ir", "onnxscript")]
     levels = [logger.level for logger in loggers]
+    fastpath = torch.backends.mha.get_fastpath_enabled()
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")  # the exporter's notes on dimension names and its own internals
         for logger in loggers:
             logger.setLevel(logging.ERROR)
+        # The head's layers as written (PyTorch's fused inference kernel for them, traced, let
+        # the documents of one call change each other's scores).
+        torch.backends.mha.set_fastpath_enabled(False)
         try:
             program = _trace(model, names, example)
         finally:
+            torch.backends.mha.set_fastpath_enabled(fastpath)
             for logger, level in zip(loggers, levels):
                 logger.setLevel(level)
     graph = program.model_proto
