@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from summarizer.backends import check_backend, resolve_backend
 from summarizer.errors import InputError, first_line
 from summarizer.features import DocumentFeatures, FeatureBuilder
-from summarizer.layout import length_batches
+from summarizer.arrays import length_batches
 from summarizer.precision import check_precision
 from summarizer.resources import base_encoder_dir, default_model_dir
 from summarizer.selection import SelectionConfig, select_sentences

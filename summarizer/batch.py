@@ -1,5 +1,5 @@
 """Batches: the windows of documents collated into padded tensors that keep track of each
-sentence's slot (laid out by `summarizer.layout`, which also groups documents by length)."""
+sentence's slot (laid out by `summarizer.arrays`, which also groups documents by length)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from summarizer.layout import by_length, collate_arrays, cut, length_batches
+from summarizer.arrays import by_length, collate_arrays, cut, length_batches
 
 __all__ = ["Batch", "by_length", "collate", "cut", "length_batches"]
 

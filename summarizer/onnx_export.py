@@ -29,7 +29,7 @@ from summarizer.arguments import add_debug_flag, run_command
 from summarizer.backends import GRAPH_FILE
 from summarizer.batch import Batch
 from summarizer.features import FeatureBuilder
-from summarizer.layout import collate_arrays
+from summarizer.arrays import collate_arrays
 from summarizer.model import encoder_position_limit
 from summarizer.onnx_model import BASE_WEIGHTS, OUTPUT, OnnxModel, SPECIAL_TOKENS, header_digest, read_header, weight_files
 

@@ -33,7 +33,7 @@ from tokenizers import Tokenizer
 from summarizer.backends import GRAPH_FILE, add_graph_hint
 from summarizer.errors import InputError, first_line
 from summarizer.features import FeatureConfig
-from summarizer.layout import collate_arrays
+from summarizer.arrays import collate_arrays
 from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
 from summarizer.sentences import check_language
 
