@@ -4,8 +4,9 @@ bertsum's `summarize_batch` (the built-in model: all-MiniLM-L6-v2 and a trained 
 bert-extractive-summarizer 0.10.1 (`Summarizer(custom_model=MiniLM, custom_tokenizer=...)`, one
 document at a time, as its README shows) summarize the same BBC News validation articles (40% of
 the sentences) and CNN/DailyMail validation articles (3 sentences). Prints documents per second
-of each and the ratio, for each of bertsum's precisions (fp32, the default, and int8), then
-the time from process start to output of `summarize one.txt`.
+of each and the ratio, for bertsum on ONNX Runtime (fp32, the default on a CPU) and on torch at
+each of `--precisions` (fp32 and int8), then the time from process start to output of
+`summarize one.txt` on each backend.
 
     python scripts/bench_peer.py [--limit 60] [--peer-venv .venv-peer] [--precisions fp32 int8]
 
@@ -27,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import onnxruntime
 import torch
 
 from summarizer.api import Summarizer
@@ -87,8 +89,8 @@ def peer_seconds(python: Path, documents: list[str], options: dict[str, object])
     return float(done.stdout.strip().splitlines()[-1])
 
 
-def start_to_output(runs: int = 3) -> float:
-    """Median seconds of `summarize one.txt`, from process start to exit, on a warm disk."""
+def start_to_output(backend: str, runs: int = 3) -> float:
+    """Median seconds of `summarize --backend BACKEND one.txt`, from process start to exit, on a warm disk."""
     launcher = "from bertsum.launch import summarize; summarize()"
     text = json.loads(next(open(DATASETS["BBC News (40%)"][0])))["text"]
     with tempfile.TemporaryDirectory() as folder:
@@ -97,7 +99,7 @@ def start_to_output(runs: int = 3) -> float:
         times = []
         for _ in range(runs + 1):  # the first run warms the disk cache
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", launcher, str(document)], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run([sys.executable, "-c", launcher, "--backend", backend, str(document)], check=True, stdout=subprocess.DEVNULL)
             times.append(time.perf_counter() - start)
     return statistics.median(times[1:])
 
@@ -107,25 +109,30 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=60, help="documents of each dataset (default 60)")
     parser.add_argument("--peer-venv", type=Path, default=ROOT / ".venv-peer", help="the peer's virtual environment")
     parser.add_argument("--batch-size", type=int, default=16, help="bertsum's batch size")
-    parser.add_argument("--precisions", nargs="+", choices=PRECISIONS, default=["fp32", "int8"], help="bertsum's precisions")
+    parser.add_argument("--precisions", nargs="+", choices=PRECISIONS, default=["fp32", "int8"], help="bertsum's precisions on torch")
     args = parser.parse_args()
 
     python = peer_python(args.peer_venv)
-    ours = {precision: Summarizer.from_pretrained(precision=precision) for precision in args.precisions}
-    print(f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: {torch.get_num_threads()}")
+    ours = {"onnx fp32": Summarizer.from_pretrained(backend="onnx")}
+    ours.update({f"torch {precision}": Summarizer.from_pretrained(precision=precision, backend="torch") for precision in args.precisions})
+    print(f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: {torch.get_num_threads()}, onnxruntime {onnxruntime.__version__}")
     for name, (path, field, options, peer_options) in DATASETS.items():
         with path.open(encoding="utf-8") as lines:
             documents = [json.loads(line)[field] for line in itertools.islice(lines, args.limit)]
         bertsum = {}
-        for precision, summarizer in ours.items():
+        for setting, summarizer in ours.items():
             list(summarizer.summarize_batch(documents[: args.batch_size], args.batch_size, **options))  # warm-up
             start = time.perf_counter()
             list(summarizer.summarize_batch(documents, args.batch_size, **options))
-            bertsum[precision] = len(documents) / (time.perf_counter() - start)
+            bertsum[setting] = len(documents) / (time.perf_counter() - start)
         peer = len(documents) / peer_seconds(python, documents, peer_options)
         print(f"{name}, {len(documents)} documents: bert-extractive-summarizer {peer:.2f} docs/s; bertsum "
-              + ", ".join(f"{precision} {speed:.2f} docs/s ({speed / peer:.2f}x)" for precision, speed in bertsum.items()))
-    print(f"summarize one.txt, start to output: {start_to_output():.2f} s (median of 3, warm disk)")
+              + ", ".join(f"{setting} {speed:.2f} docs/s ({speed / peer:.2f}x)" for setting, speed in bertsum.items())
+              + f"; onnx fp32 / torch fp32: {bertsum['onnx fp32'] / bertsum['torch fp32']:.2f}x" * ("torch fp32" in bertsum))
+    times = {backend: start_to_output(backend) for backend in ("onnx", "torch")}
+    print("summarize one.txt, start to output (median of 3, warm disk): "
+          + ", ".join(f"{backend} {seconds:.2f} s" for backend, seconds in times.items())
+          + f"; torch / onnx: {times['torch'] / times['onnx']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ def main() -> None:
     args = parser.parse_args()
     with DATA.open(encoding="utf-8") as lines:
         texts = [json.loads(line)["text"] for line in itertools.islice(lines, args.limit)]
-    summarizers = {precision: Summarizer.from_pretrained(precision=precision) for precision in ["fp32", *args.precisions]}
+    summarizers = {precision: Summarizer.from_pretrained(precision=precision, backend="torch") for precision in ["fp32", *args.precisions]}
     best = dict.fromkeys(summarizers, float("inf"))
     chosen = {}
     for _ in range(args.repeats):

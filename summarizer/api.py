@@ -11,20 +11,16 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import torch
-from transformers import PreTrainedTokenizerBase
-
-from summarizer.batch import Batch, collate, length_batches
+from summarizer.backends import check_backend, resolve_backend
 from summarizer.errors import InputError, first_line
 from summarizer.features import DocumentFeatures, FeatureBuilder
-from summarizer.configuration import base_encoder_dir
+from summarizer.arrays import length_batches
 from summarizer.documents import Document, check_format, read_document
 from summarizer.layout import paragraphs as text_paragraphs
-from summarizer.model import BertSumModel, load_tokenizer
-from summarizer.precision import check_precision, with_precision
-from summarizer.resources import model_dir
+from summarizer.precision import check_precision
+from summarizer.resources import base_encoder_dir, model_dir
 from summarizer.selection import SelectionConfig, select_sentences
 from summarizer.sentences import paragraph_sentences
 
@@ -39,6 +35,14 @@ MAX_WINDOWS_PER_PASS = 8  # encoder windows per forward pass at inference: 8 use
 # grow linearly with its length. Longer than any document of the published evaluations.
 SECTION_SENTENCES = 512
 Progress = Callable[[int, int], None]  # (sentences scored, sentences in all) of the documents read so far
+
+if TYPE_CHECKING:  # the ONNX Runtime path imports neither torch nor transformers
+    import torch
+    from transformers import PreTrainedTokenizerBase
+
+    from summarizer.batch import Batch
+    from summarizer.model import BertSumModel
+    from summarizer.onnx_model import GraphTokenizer, OnnxModel
 
 
 @dataclass(frozen=True)
@@ -86,18 +90,19 @@ class PreparedDocument:
 
 
 class Summarizer:
-    """Scores sentences with a `BertSumModel` (in eval mode) and selects a summary.
+    """Scores sentences with a model and selects a summary: a `BertSumModel` (torch, in eval
+    mode) with its transformers tokenizer, or an `OnnxModel` (ONNX Runtime) with its own.
 
     Whatever `truncate` and `max_sentences` the model was trained with, windows here cover
     the whole document and every sentence is scored, so any sentence of a long document can
-    be chosen. The encoder reads at most `max_windows_per_pass` windows per call, which bounds
-    the memory a long document needs.
+    be chosen. The torch encoder reads at most `max_windows_per_pass` windows per call, which
+    bounds the memory a long document needs (ONNX Runtime calls hold a bounded number of windows).
     """
 
     def __init__(
         self,
-        model: BertSumModel,
-        tokenizer: PreTrainedTokenizerBase,
+        model: BertSumModel | OnnxModel,
+        tokenizer: PreTrainedTokenizerBase | GraphTokenizer,
         max_windows_per_pass: int | None = MAX_WINDOWS_PER_PASS,
     ) -> None:
         if max_windows_per_pass is not None and max_windows_per_pass < 1:
@@ -107,22 +112,36 @@ class Summarizer:
         self.max_windows_per_pass = max_windows_per_pass
         self.builder = FeatureBuilder(tokenizer, model.config.features.for_inference(), self.language)
         self.pad_token_id: int = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        self.device = next(model.parameters()).device
 
     @classmethod
     def from_pretrained(
-        cls, path: str | Path | None = None, device: str | torch.device = "cpu", precision: str = "fp32"
+        cls,
+        path: str | Path | None = None,
+        device: str | torch.device = "cpu",
+        precision: str = "fp32",
+        backend: str = "auto",
     ) -> Summarizer:
         """Load a built-in model by name (`news`, `news-accurate`) or an exported model
         directory, never from the network.
 
         The default is `$BERTSUM_MODEL_DIR` if set, else the built-in `news` model. `precision`:
-        fp32, bf16 or int8 (CPU only), see `summarizer.precision`.
+        fp32, bf16 or int8 (CPU only), see `summarizer.precision`. `backend`: "onnx" (ONNX
+        Runtime, CPU, fp32), "torch", or "auto": ONNX Runtime where it can run the model
+        (`summarizer.backends`).
         """
         check_precision(precision)  # before anything is loaded
+        check_backend(backend)
         directory = model_dir(path)
         if not directory.exists():
             raise InputError(f"{directory}: no such model directory")
+        if resolve_backend(directory, str(device), precision, backend) == "onnx":
+            from summarizer.onnx_model import OnnxModel
+
+            model = OnnxModel.from_pretrained(directory)
+            return cls(model, model.tokenizer)
+        from summarizer.model import BertSumModel, load_tokenizer
+        from summarizer.precision import with_precision
+
         try:
             model = with_precision(BertSumModel.from_pretrained(directory).to(device), precision)
             base = model.config.base_encoder  # a compact model reads its base encoder's tokenizer
@@ -256,10 +275,11 @@ class Summarizer:
         return paragraph_sentences(paragraphs, self.language)
 
     def collate(self, sections: Sequence[Section]) -> Batch:
-        """One padded batch of the sections' windows, on the model's device."""
-        rows = [{**section.features.to_columns(), "first_sentence": section.first} for section in sections]
-        batch = collate(rows, self.pad_token_id, token_slots=self.model.pooling.needs_token_slots)
-        return batch.to(self.device)
+        """One padded batch of the sections' windows, on the torch model's device."""
+        from summarizer.batch import collate
+
+        batch = collate(_rows(sections), self.pad_token_id, token_slots=self.model.pooling.needs_token_slots)
+        return batch.to(next(self.model.parameters()).device)
 
     def score(self, sections: Sequence[Section]) -> list[list[float]]:
         """Score of each scored sentence (in `features.sentence_indices` order), as one batch."""
@@ -267,12 +287,15 @@ class Summarizer:
         present = [i for i, section in enumerate(sections) if section.features.sentence_indices]
         if not present:
             return scores
-        with torch.inference_mode():
-            logits = self.model(self.collate([sections[i] for i in present]), self.max_windows_per_pass)
-            probabilities = torch.sigmoid(logits.float()).cpu()
-        for row, i in enumerate(present):
-            scores[i] = probabilities[row, : len(sections[i].features.sentence_indices)].tolist()
+        rows = _rows([sections[i] for i in present])
+        for i, section_scores in zip(present, self.model.score_rows(rows, self.pad_token_id, self.max_windows_per_pass)):
+            scores[i] = section_scores
         return scores
+
+
+def _rows(sections: Sequence[Section]) -> list[dict[str, Any]]:
+    """The sections' features as the columns a batch is collated from."""
+    return [{**section.features.to_columns(), "first_sentence": section.first} for section in sections]
 
 
 def _chunks(items: Iterator[T], size: int) -> Iterator[list[T]]:

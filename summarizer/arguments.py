@@ -11,6 +11,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 
+from summarizer.backends import BACKENDS
 from summarizer.errors import InputError, OutputError, first_line
 from summarizer.precision import PRECISIONS
 from summarizer.selection import ORDERS, SelectionConfig
@@ -36,7 +37,7 @@ def add_debug_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    """--model, --batch-size, --device and --precision: which model runs, and how."""
+    """--model, --batch-size, --device, --precision and --backend: which model runs, and how."""
     parser.add_argument(
         "--model",
         help="a built-in model (news, the default, or news-accurate) or an exported model directory "
@@ -46,6 +47,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda (default cpu)")
     parser.add_argument(
         "--precision", choices=PRECISIONS, default="fp32", help="fp32 (default), bf16, or int8 on a CPU (faster, see README)"
+    )
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="auto",
+        help="onnx (ONNX Runtime: CPU, fp32), torch, or auto (default): onnx where the model has its graph",
     )
 
 

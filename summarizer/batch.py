@@ -1,5 +1,5 @@
-"""Batches: documents grouped by length, and their windows collated into padded tensors that
-keep track of each sentence's slot."""
+"""Batches: the windows of documents collated into padded tensors that keep track of each
+sentence's slot (laid out by `summarizer.arrays`, which also groups documents by length)."""
 
 from __future__ import annotations
 
@@ -9,23 +9,9 @@ from typing import Any
 
 import torch
 
-from summarizer.centrality import FEATURES_PER_SENTENCE
+from summarizer.arrays import by_length, collate_arrays, cut, length_batches
 
-
-def by_length(indices: Sequence[int], lengths: Sequence[int], longest_first: bool = False) -> list[int]:
-    """`indices` ordered by their `lengths` (shortest first unless `longest_first`; ties keep their order)."""
-    return sorted(indices, key=lengths.__getitem__, reverse=longest_first)
-
-
-def cut(order: Sequence[int], batch_size: int) -> list[list[int]]:
-    """`order` in consecutive batches of `batch_size` (the last may be shorter)."""
-    return [list(order[i : i + batch_size]) for i in range(0, len(order), batch_size)]
-
-
-def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Positions 0..len(lengths)-1 grouped into batches of similar length, shortest first: the
-    padding of each batch stays small."""
-    return cut(by_length(range(len(lengths)), lengths), batch_size)
+__all__ = ["Batch", "by_length", "collate", "cut", "length_batches"]
 
 
 @dataclass
@@ -85,61 +71,9 @@ class Batch:
 
 
 def collate(rows: Sequence[Mapping[str, Any]], pad_token_id: int, token_slots: bool = False) -> Batch:
-    """Pad the windows of `rows` (preprocessed documents) into one `Batch`.
+    """Pad the windows of `rows` (preprocessed documents) into one `Batch` (`layout.collate_arrays`).
 
     `token_slots` adds `token_slot`, which mean pooling needs.
     """
-    windows = [w for row in rows for w in row["input_ids"]]
-    longest = max((len(w) for w in windows), default=1)
-    input_ids = torch.full((len(windows), longest), pad_token_id, dtype=torch.long)
-    attention_mask = torch.zeros((len(windows), longest), dtype=torch.long)
-    has_types = bool(rows) and rows[0].get("token_type_ids") is not None
-    token_type_ids = torch.zeros((len(windows), longest), dtype=torch.long) if has_types else None
-    max_sentences = max((len(row["sentence_indices"]) for row in rows), default=0)
-    sentence_mask = torch.zeros((len(rows), max(max_sentences, 1)), dtype=torch.bool)
-    labels = torch.zeros((len(rows), max(max_sentences, 1)), dtype=torch.float)
-    slot_rows = torch.full((len(windows), longest), -1, dtype=torch.long) if token_slots else None
-    has_features = bool(rows) and rows[0].get("sentence_features") is not None
-    sentence_features = (
-        torch.zeros((len(rows), max(max_sentences, 1), FEATURES_PER_SENTENCE)) if has_features else None
-    )
-    cls_window, cls_position, sentence_slot = [], [], []
-
-    window_row = 0
-    for doc, row in enumerate(rows):
-        sentence = 0
-        types = row.get("token_type_ids") or [None] * len(row["input_ids"])
-        for ids, positions, segments in zip(row["input_ids"], row["cls_positions"], types):
-            input_ids[window_row, : len(ids)] = torch.tensor(ids)
-            attention_mask[window_row, : len(ids)] = 1
-            if token_type_ids is not None:
-                token_type_ids[window_row, : len(ids)] = torch.tensor(segments)
-            ends = [*positions[1:], len(ids)]
-            for start, end in zip(positions, ends):
-                slot = doc * sentence_mask.shape[1] + sentence
-                cls_window.append(window_row)
-                cls_position.append(start)
-                sentence_slot.append(slot)
-                if slot_rows is not None:  # the sentence's own tokens: after [CLS], before [SEP]
-                    slot_rows[window_row, start + 1 : max(end - 1, start + 1)] = slot
-                sentence += 1
-            window_row += 1
-        sentence_mask[doc, :sentence] = True
-        if sentence_features is not None and row["sentence_features"]:
-            sentence_features[doc, : len(row["sentence_features"])] = torch.tensor(row["sentence_features"])
-        row_labels = row.get("labels")
-        if row_labels:
-            labels[doc, : len(row_labels)] = torch.tensor(row_labels, dtype=torch.float)
-    return Batch(
-        input_ids=input_ids,
-        attention_mask=attention_mask,
-        token_type_ids=token_type_ids,
-        cls_window=torch.tensor(cls_window, dtype=torch.long),
-        cls_position=torch.tensor(cls_position, dtype=torch.long),
-        sentence_slot=torch.tensor(sentence_slot, dtype=torch.long),
-        sentence_mask=sentence_mask,
-        labels=labels,
-        token_slot=slot_rows,
-        sentence_features=sentence_features,
-        first_sentence=torch.tensor([row.get("first_sentence", 0) for row in rows], dtype=torch.long),
-    )
+    arrays = collate_arrays(rows, pad_token_id, token_slots)
+    return Batch(**{name: None if array is None else torch.from_numpy(array) for name, array in arrays.items()})

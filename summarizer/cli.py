@@ -101,7 +101,7 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     to_directory = output is not None and (output.is_dir() or args.output.endswith(("/", os.sep)))
     check_outputs(sources, output, args.format, to_directory)
-    summarizer = Summarizer.from_pretrained(args.model, device=args.device, precision=args.precision)
+    summarizer = Summarizer.from_pretrained(args.model, device=args.device, precision=args.precision, backend=args.backend)
     options = asdict(selection_from(args))
     # A progress bar on stderr, for a person at a terminal, once the work takes a few seconds:
     # files when there are several, else the sentences of the one document.

@@ -9,7 +9,6 @@ directory is ever executed: `refuse_code` turns away any that would need its own
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +20,10 @@ from summarizer.errors import InputError, first_line
 from summarizer.features import FeatureConfig, convert_saved_features
 from summarizer.heads import head_settings
 from summarizer.pooling import check_pooling
-from summarizer.resources import PACKAGED_ENCODERS
+from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
 from summarizer.sentences import check_language
 
 CONFIG_FILE = "config.json"
-# Packaged encoders a compact model may build on, by name (`summarizer.resources`).
-BASE_ENCODERS = tuple(PACKAGED_ENCODERS)
 # The settings file of directories written before `BertSumConfig`, and its only format.
 _OLD_SETTINGS_FILE = "bertsum.json"
 _OLD_FORMAT_VERSION = 1
@@ -75,19 +72,12 @@ class BertSumConfig(PreTrainedConfig):
 AutoConfig.register(BertSumConfig.model_type, BertSumConfig)
 
 
-def base_encoder_dir(name: str) -> Path:
-    """Where the packaged encoder `name` (one of BASE_ENCODERS) lies."""
-    if name not in BASE_ENCODERS:
-        raise InputError(f"unknown base encoder {name!r} (known: {', '.join(BASE_ENCODERS)})")
-    return PACKAGED_ENCODERS[name]()
-
-
 def read_config(directory: Path) -> BertSumConfig:
     """The config of the model in `directory` (converted if an earlier release wrote it), or an
     `InputError` naming the file and what is wrong with it."""
     refuse_code(directory)
     path = directory / CONFIG_FILE
-    settings = _read_json(path) if path.is_file() else {}
+    settings = read_json(path) if path.is_file() else {}
     if settings.get("model_type") == BertSumConfig.model_type:
         return _config(settings, path)
     if (directory / _OLD_SETTINGS_FILE).is_file():
@@ -97,7 +87,7 @@ def read_config(directory: Path) -> BertSumConfig:
 
 def _convert(path: Path) -> BertSumConfig:
     """The config of a directory written before `BertSumConfig` (`bertsum.json`)."""
-    settings = _read_json(path)
+    settings = read_json(path)
     version = settings.pop("format_version", None)
     if version != _OLD_FORMAT_VERSION:
         raise InputError(f"{path}: model format {version} is not supported (expected {_OLD_FORMAT_VERSION})")
@@ -111,7 +101,7 @@ def _convert(path: Path) -> BertSumConfig:
         if head["type"] == "transformer" and value is not None:
             head[name] = value
     settings["head"] = head
-    settings["encoder"] = _read_json(encoder_path)
+    settings["encoder"] = read_json(encoder_path)
     try:
         settings["features"] = convert_saved_features(settings.get("features") or {})
     except ValueError as error:
@@ -127,16 +117,6 @@ def _config(settings: dict[str, Any], path: Path) -> BertSumConfig:
         raise InputError(f"{path}: invalid settings: {first_line(error)}") from None
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        settings = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"{path}: not readable JSON: {first_line(error)}") from None
-    if not isinstance(settings, dict):
-        raise InputError(f"{path}: expected a JSON object")
-    return settings
-
-
 def refuse_code(directory: Path) -> None:
     """An `InputError` if loading `directory` would need Python code from it (`auto_map`, or a
     `model_type` transformers does not know, at any depth of the config): nothing from a model
@@ -144,7 +124,7 @@ def refuse_code(directory: Path) -> None:
     for name in (CONFIG_FILE, "tokenizer_config.json"):
         path = directory / name
         if path.is_file():
-            _refuse_code_in(_read_json(path), path, name == CONFIG_FILE, top=True)
+            _refuse_code_in(read_json(path), path, name == CONFIG_FILE, top=True)
 
 
 def _refuse_code_in(settings: dict[str, Any], path: Path, is_config: bool, top: bool) -> None:

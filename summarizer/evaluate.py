@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.data == "aclsum" and args.split is None:
         raise UsageError("--data aclsum needs --split (train, validation or test)")
-    summarizer = Summarizer.from_pretrained(args.model, device=args.device, precision=args.precision)
+    summarizer = Summarizer.from_pretrained(args.model, device=args.device, precision=args.precision, backend=args.backend)
     data = load_documents(
         args.data,
         args.split,

@@ -5,11 +5,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, ClassVar
-
-from transformers import PreTrainedTokenizerBase
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from summarizer.centrality import DEFAULT_WORDS, check_words, sentence_centrality
+
+if TYPE_CHECKING:  # the ONNX Runtime path runs without transformers
+    from transformers import PreTrainedTokenizerBase
 
 
 @dataclass(frozen=True)

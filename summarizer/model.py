@@ -13,6 +13,7 @@ by the same helpers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from torch import nn
 from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 from transformers.utils import logging as hf_logging
 
-from summarizer.batch import Batch
+from summarizer.batch import Batch, collate
 from summarizer.configuration import CONFIG_FILE, BertSumConfig, base_encoder_dir, read_config, refuse_code
 from summarizer.errors import InputError, first_line
 from summarizer.heads import build_head
@@ -132,6 +133,14 @@ class BertSumModel(PreTrainedModel):
         if self.centrality is not None:
             vectors = self.centrality(vectors, batch)
         return self.head(vectors, batch.sentence_mask, batch.first_sentence)
+
+    def score_rows(self, rows: Sequence[Mapping[str, Any]], pad_token_id: int, max_windows_per_pass: int | None = None) -> list[list[float]]:
+        """The probability of each scored sentence of each row (a document's or section's
+        features, `DocumentFeatures.to_columns`), scored as one batch on the model's device."""
+        batch = collate(rows, pad_token_id, token_slots=self.pooling.needs_token_slots).to(self.device)
+        with torch.inference_mode():
+            probabilities = torch.sigmoid(self(batch, max_windows_per_pass).float()).cpu()
+        return [probabilities[i, : len(row["sentence_indices"])].tolist() for i, row in enumerate(rows)]
 
     def scratch_parameters(self) -> list[nn.Parameter]:
         """Everything trained from scratch: the head and the centrality projection, if any."""

@@ -56,10 +56,12 @@ class ClsPooling(Pooling, kind="cls"):
 
     def gather(self, grid: torch.Tensor, hidden: torch.Tensor, batch: Batch, rows: torch.Tensor) -> None:
         place = torch.full((batch.input_ids.shape[0],), -1, dtype=torch.long, device=rows.device)
-        place[rows] = torch.arange(len(rows), device=rows.device)  # each window's row in `hidden`
+        place[rows] = torch.arange(rows.shape[0], device=rows.device)  # each window's row in `hidden`
         row = place[batch.cls_window]
-        inside = row >= 0
-        grid[batch.sentence_slot[inside]] = hidden[row[inside], batch.cls_position[inside]]
+        # Without selecting by a mask (shapes stay fixed, so the network exports to ONNX):
+        # sentences of windows outside this pass keep what the grid holds.
+        found = hidden[row.clamp(min=0), batch.cls_position.clamp(max=hidden.shape[1] - 1)]
+        grid[batch.sentence_slot] = torch.where((row >= 0)[:, None], found, grid[batch.sentence_slot])
 
 
 class MeanPooling(Pooling, kind="mean"):
@@ -71,13 +73,15 @@ class MeanPooling(Pooling, kind="mean"):
         if batch.token_slot is None:
             raise ValueError("mean pooling needs a batch collated with token_slots=True")
         slots = batch.token_slot[rows, : hidden.shape[1]]  # the tokens cut off are padding
-        own = slots >= 0
-        grid.index_add_(0, slots[own], hidden[own])
+        # Tokens of no sentence (slot -1) add zeros to slot 0: shapes stay fixed (ONNX export).
+        own = (slots >= 0).to(hidden.dtype)[..., None]
+        grid.index_add_(0, slots.clamp(min=0).flatten(), (hidden * own).flatten(0, 1))
 
     def finish(self, grid: torch.Tensor, batch: Batch) -> torch.Tensor:
-        token_slot = batch.token_slot
-        counts = torch.bincount(token_slot[token_slot >= 0], minlength=grid.shape[0])
-        return grid / counts.clamp(min=1).to(grid.dtype)[:, None]
+        token_slot = batch.token_slot.flatten()
+        own = (token_slot >= 0).to(grid.dtype)
+        counts = grid.new_zeros(grid.shape[0]).index_add_(0, token_slot.clamp(min=0), own)
+        return grid / counts.clamp(min=1)[:, None]
 
 
 class CentralityProjection(nn.Linear):

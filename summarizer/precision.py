@@ -11,9 +11,10 @@ on CPUs without them.
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
-import torch
-from torch import nn
+if TYPE_CHECKING:
+    from torch import nn
 
 PRECISIONS = ("fp32", "bf16", "int8")
 
@@ -26,6 +27,9 @@ def check_precision(precision: str) -> None:
 
 def with_precision(model: nn.Module, precision: str) -> nn.Module:
     """`model` (a `BertSumModel` in eval mode) computing in `precision`."""
+    import torch  # here, so that the choices above are known without torch
+    from torch import nn
+
     check_precision(precision)
     if precision == "bf16":
         return model.to(torch.bfloat16)

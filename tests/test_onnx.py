@@ -1,0 +1,173 @@
+"""The ONNX Runtime path: the same scores as torch, no torch or transformers imported, graphs
+that travel with their models, one line for every directory it cannot use."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from summarizer import Summarizer
+from summarizer.backends import GRAPH_FILE
+from summarizer.errors import InputError
+from summarizer.model import BertSumModel, load_tokenizer
+from summarizer.onnx_export import export_graph
+from summarizer.onnx_model import OnnxModel, _calls
+from summarizer.resources import builtin_model_dir
+from conftest import TINY_HEAD, export
+
+TEXTS = [
+    "The city council met on Monday to discuss the budget. Members argued for hours about school funding. "
+    "The mayor proposed a new tax on luxury cars. Several residents spoke against the proposal.\n"
+    "A final vote is expected next month.",
+    "Yes. No.",
+    ["The committee will publish its findings tomorrow.", "Nobody knows what they will say about the river."],
+    " ".join(f"Sentence {i} tells how the harbour at {i} changed in the year {1900 + i}." for i in range(700)),
+]
+# Torch closes without a module named torch: the ONNX path must not need it.
+WITHOUT_TORCH = "import sys; sys.modules['torch'] = sys.modules['transformers'] = None; "
+
+
+@pytest.fixture(scope="module")
+def graph_dir(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model (cls pooling, transformer head, token types) with its graph."""
+    directory = tmp_path_factory.mktemp("tiny-graph") / "model"
+    shutil.copytree(tiny_model_dir, directory)
+    summarizer = Summarizer.from_pretrained(directory, backend="torch")
+    export_graph(summarizer.model, summarizer.builder.tokenizer, directory)
+    return directory
+
+
+def _scores(summarizer: Summarizer, texts) -> list[tuple[list[int], list[float | None]]]:
+    return [(s.indices, s.sentence_scores) for s in summarizer.summarize_batch(texts, batch_size=2, ratio=0.3)]
+
+
+def _assert_same(onnx_run, torch_run, tolerance: float = 1e-5) -> None:
+    for (onnx_indices, onnx_scores), (torch_indices, torch_scores) in zip(onnx_run, torch_run, strict=True):
+        assert onnx_indices == torch_indices
+        assert [s is None for s in onnx_scores] == [s is None for s in torch_scores]
+        assert max((abs(a - b) for a, b in zip(onnx_scores, torch_scores) if a is not None), default=0) < tolerance
+
+
+def test_the_graph_scores_every_sentence_as_torch_does(graph_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    onnx = Summarizer.from_pretrained(graph_dir, backend="onnx")
+    assert isinstance(onnx.model, OnnxModel)
+    torch_path = Summarizer.from_pretrained(graph_dir, backend="torch")
+    # The long document's two sections go to calls of their own, each over the windows of a call.
+    monkeypatch.setattr("summarizer.onnx_model.MAX_WINDOWS_PER_CALL", 4)
+    assert [len(s.features.windows) > 4 for s in onnx.prepare([TEXTS[-1]])[0].sections] == [True, True]
+    _assert_same(_scores(onnx, TEXTS), _scores(torch_path, TEXTS))
+
+
+def test_calls_hold_whole_rows_up_to_a_number_of_windows() -> None:
+    assert _calls([1, 2, 1, 5, 1], 4) == [(0, 3), (3, 4), (4, 5)]
+    assert _calls([], 4) == []
+
+
+def test_an_encoder_without_token_types_exports_and_scores_alike(tiny_distilbert_dir: Path, tmp_path: Path) -> None:
+    model = BertSumModel.from_encoder(tiny_distilbert_dir, head=TINY_HEAD, pooling="mean", features={"centrality": True})
+    export(model, load_tokenizer(tiny_distilbert_dir), tmp_path)
+    export_graph(model, load_tokenizer(tiny_distilbert_dir), tmp_path)
+    onnx = Summarizer.from_pretrained(tmp_path)  # auto: the graph, on the CPU in fp32
+    assert isinstance(onnx.model, OnnxModel)
+    assert "token_type_ids" not in onnx.model.input_names
+    _assert_same(_scores(onnx, TEXTS[:3]), _scores(Summarizer.from_pretrained(tmp_path, backend="torch"), TEXTS[:3]))
+
+
+def test_the_builtin_model_ships_a_small_graph_and_scores_as_torch(shared_data: Path) -> None:
+    graph = builtin_model_dir() / GRAPH_FILE
+    assert graph.stat().st_size < 500_000  # the structure only: the weights stay in safetensors
+    onnx, torch_path = Summarizer.from_pretrained(), Summarizer.from_pretrained(backend="torch")
+    assert isinstance(onnx.model, OnnxModel)
+    import json
+
+    with (shared_data / "bbc-news" / "validation.jsonl").open(encoding="utf-8") as lines:
+        texts = [json.loads(next(lines))["text"] for _ in range(8)]
+    _assert_same(_scores(onnx, texts), _scores(torch_path, texts), tolerance=1e-4)
+
+
+def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_summarize_runs_without_torch_or_transformers(tmp_path: Path) -> None:
+    """`pip install bertsum` alone: the ONNX path imports neither."""
+    (tmp_path / "one.txt").write_text(TEXTS[0], encoding="utf-8")
+    code = WITHOUT_TORCH + "from summarizer.cli import main; status = main(sys.argv[1:]); print(status)"
+    done = _run(code, str(tmp_path / "one.txt"), "-k", "2")
+    assert done.stderr == ""
+    assert done.stdout.splitlines()[-1] == "0" and len(done.stdout.splitlines()) == 3
+    imported = _run(
+        "import sys, summarizer.cli; from summarizer import Summarizer; Summarizer.from_pretrained().summarize('A b c d. E f g h.');"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'transformers', 'onnx'}))"
+    )
+    assert imported.stdout.strip() == "[]", imported.stderr
+
+
+def test_a_directory_without_a_graph_takes_torch_or_says_how_to_add_it(tiny_model_dir: Path, tmp_path: Path) -> None:
+    assert isinstance(Summarizer.from_pretrained(tiny_model_dir).model, BertSumModel)
+    with pytest.raises(InputError, match=r"no ONNX graph \(model.onnx\): add it with `python -m summarizer.onnx_export"):
+        Summarizer.from_pretrained(tiny_model_dir, backend="onnx")
+    (tmp_path / "one.txt").write_text(TEXTS[0], encoding="utf-8")
+    code = WITHOUT_TORCH + "from summarizer.cli import main; raise SystemExit(main(sys.argv[1:]))"
+    done = _run(code, "--model", str(tiny_model_dir), str(tmp_path / "one.txt"))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        f"summarize: {tiny_model_dir}: no ONNX graph (model.onnx) and torch is not installed: add it with "
+        f"`python -m summarizer.onnx_export {tiny_model_dir}` (needs pip install 'bertsum[torch]')\n"
+    )
+    done = _run(code, "--backend", "torch", str(tmp_path / "one.txt"))
+    assert (done.returncode, done.stderr) == (2, "summarize: the torch backend needs torch and transformers: pip install 'bertsum[torch]'\n")
+
+
+def test_the_onnx_backend_refuses_what_it_cannot_run(graph_dir: Path) -> None:
+    with pytest.raises(InputError, match="the onnx backend computes in fp32; --precision int8 needs torch"):
+        Summarizer.from_pretrained(graph_dir, backend="onnx", precision="int8")
+    with pytest.raises(InputError, match="the onnx backend runs on the CPU only"):
+        Summarizer.from_pretrained(graph_dir, backend="onnx", device="cuda")
+    assert isinstance(Summarizer.from_pretrained(graph_dir, precision="int8").model, BertSumModel)  # auto: torch
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda d: (d / GRAPH_FILE).write_bytes(b"\x08\x07garbage"), "model.onnx: not a usable graph for this model: "),
+        (lambda d: (d / GRAPH_FILE).write_bytes(b""), "model.onnx: not a usable graph for this model: "),
+        (lambda d: _save_weights_with(d, half=True), "model.onnx: not a usable graph for this model: "),
+        (lambda d: _save_weights_with(d, half=False), "model.onnx: written for other weights than "),
+        (lambda d: (d / "tokenizer.json").write_text("{", encoding="utf-8"), "tokenizer.json: cannot read the tokenizer: "),
+    ],
+)
+def test_a_graph_that_cannot_be_used_is_one_line(graph_dir: Path, tmp_path: Path, damage, message: str) -> None:
+    directory = tmp_path / "model"
+    shutil.copytree(graph_dir, directory)
+    damage(directory)
+    with pytest.raises(InputError, match=message) as caught:
+        Summarizer.from_pretrained(directory)
+    assert "\n" not in str(caught.value)
+
+
+def _save_weights_with(directory: Path, half: bool) -> None:
+    """The weights saved again, in float16 (shorter), or after a large tensor (moved)."""
+    from safetensors.torch import load_file, save_file
+    import torch
+
+    weights = load_file(str(directory / "model.safetensors"))
+    if half:
+        weights = {k: v.half() if v.is_floating_point() else v for k, v in weights.items()}
+    else:
+        weights["a.tensor.first"] = torch.zeros(10**6)
+    save_file(weights, str(directory / "model.safetensors"))
+
+
+def test_the_export_command_adds_the_graph(tiny_model_dir: Path, tmp_path: Path) -> None:
+    directory = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, directory)
+    done = subprocess.run(
+        [sys.executable, "-m", "summarizer.onnx_export", str(directory)], capture_output=True, text=True, timeout=300
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"wrote {directory / GRAPH_FILE}\n", "")
+    assert isinstance(Summarizer.from_pretrained(directory).model, OnnxModel)
