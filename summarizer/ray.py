@@ -60,7 +60,8 @@ class Summarize:
     ) -> None:
         self.selection = SelectionConfig(k, ratio, max_words, trigram_blocking, order)  # checked before the model loads
         torch.set_num_threads(threads if threads is not None else assigned_cpus())
-        self.summarizer = Summarizer.from_pretrained(model, device=device, precision=precision)
+        # torch, whose threads are set above (ONNX Runtime would take one thread per core in each actor)
+        self.summarizer = Summarizer.from_pretrained(model, device=device, precision=precision, backend="torch")
         self.text_field = text_field
         self.prefix = prefix
         self.batch_size = batch_size
