@@ -27,11 +27,10 @@ def shadowing_problem() -> str | None:
         init_text = location.read_text(encoding="utf-8") if location.suffix == ".py" else ""
     except OSError:
         init_text = ""
-    if "__distribution__ = \"bertsum\"" not in init_text:
+    if '__distribution__ = "bertsum"' not in init_text:
         return (
             f"The `summarizer` module found at {location} is not bertsum's: another package "
-            "(usually bert-extractive-summarizer) installs the same top-level name and shadows it. "
-            + FIX
+            "(usually bert-extractive-summarizer) installs the same top-level name and shadows it. " + FIX
         )
     return None
 
@@ -42,6 +41,6 @@ def summarize() -> None:
     if problem:
         print(f"summarize: {problem}", file=sys.stderr)
         raise SystemExit(2)
-    from summarizer.cli import main
+    from summarizer.cli.command import main
 
     raise SystemExit(main())

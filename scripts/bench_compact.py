@@ -18,9 +18,9 @@ from pathlib import Path
 import torch
 from safetensors import safe_open
 
-from summarizer.api import Summarizer
-from summarizer.data import load_documents
-from summarizer.model import WEIGHTS_FILE, BertSumModel
+from summarizer.modeling.modeling_bertsum import WEIGHTS_FILE, BertSumModel
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.training.data import load_documents
 
 
 def size_mb(directory: Path) -> float:
@@ -58,7 +58,10 @@ def main() -> None:
         largest = max([largest, *(abs(a - b) for a, b in pairs)])
     print(f"CPU capability: {torch.backends.cpu.get_cpu_capability()}")
     print(f"size: float16 {sizes[0]:.1f} MB, int8 {sizes[1]:.1f} MB ({sizes[0] / sizes[1]:.2f}x smaller)")
-    print(f"same {args.k} sentences chosen: {same} of {len(documents)} documents; largest sentence score difference {largest:.4f}")
+    print(
+        f"same {args.k} sentences chosen: {same} of {len(documents)} documents; largest sentence score "
+        f"difference {largest:.4f}"
+    )
 
 
 if __name__ == "__main__":

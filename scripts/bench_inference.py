@@ -28,10 +28,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from summarizer.api import CHUNK_BATCHES, Summarizer
-from summarizer.batch import Batch, length_batches
-from summarizer.heads import SentenceHead
-from summarizer.model import BertSumModel, load_tokenizer
+from summarizer.modeling.batch import Batch, length_batches
+from summarizer.modeling.modeling_bertsum import BertSumModel, SentenceHead, load_tokenizer
+from summarizer.modeling.pipeline import CHUNK_BATCHES, Summarizer
 from summarizer.resources import default_encoder_dir
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news" / "validation.jsonl"
@@ -100,7 +99,7 @@ def matmul_gflops(encoder: nn.Module, rows: int = 4096, repeats: int = 5) -> flo
     for (inputs, outputs), count in shapes.items():
         x, weight, bias = torch.randn(rows, inputs), torch.randn(outputs, inputs), torch.randn(outputs)
         with torch.inference_mode():
-            (best,) = best_times([lambda: nn.functional.linear(x, weight, bias)], repeats)
+            (best,) = best_times([lambda x=x, weight=weight, bias=bias: nn.functional.linear(x, weight, bias)], repeats)
         flops += count * 2 * rows * inputs * outputs
         seconds += count * best
     return flops / seconds / 1e9
@@ -124,7 +123,9 @@ def peak_rss_mib() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, help="exported model directory (default: untrained MiniLM summarizer)")
-    parser.add_argument("--head", choices=sorted(SentenceHead.kinds), default="transformer", help="head of the untrained model")
+    parser.add_argument(
+        "--head", choices=sorted(SentenceHead.kinds), default="transformer", help="head of the untrained model"
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="JSONL file with a `text` field")
     parser.add_argument("--limit", type=int, help="use only the first N documents")
     parser.add_argument("--batch-size", type=int, default=16)
@@ -157,8 +158,10 @@ def main() -> None:
         args.repeats,
     )
 
-    print(f"documents: {len(texts)} ({windows} windows, {tokens} tokens, {padded / tokens - 1:.1%} padding; "
-          f"{padded_uncut / tokens - 1:.1%} if each pass were padded to its batch's longest window)")
+    print(
+        f"documents: {len(texts)} ({windows} windows, {tokens} tokens, {padded / tokens - 1:.1%} padding; "
+        f"{padded_uncut / tokens - 1:.1%} if each pass were padded to its batch's longest window)"
+    )
     print(f"torch threads: {torch.get_num_threads()}, batch size: {args.batch_size}")
     print(f"bare encoder forward: {len(texts) / bare:8.2f} docs/s ({bare:.1f} s)")
     print(f"summarize_batch:      {len(texts) / end_to_end:8.2f} docs/s ({end_to_end:.1f} s)")
@@ -166,8 +169,10 @@ def main() -> None:
     print(f"passes cut to their longest window: {bare_uncut / bare:.2f}x the bare encoder padded to the batch's")
     encoder = summarizer.model.encoder
     achieved, ceiling = encoder_flops(encoder, passes) / bare / 1e9, matmul_gflops(encoder)
-    print(f"bare encoder:         {achieved:8.1f} GFLOP/s, {achieved / ceiling:.0%} of fp32 matrix products "
-          f"shaped like its layers ({ceiling:.1f} GFLOP/s, {torch.backends.cpu.get_cpu_capability()})")
+    print(
+        f"bare encoder:         {achieved:8.1f} GFLOP/s, {achieved / ceiling:.0%} of fp32 matrix products "
+        f"shaped like its layers ({ceiling:.1f} GFLOP/s, {torch.backends.cpu.get_cpu_capability()})"
+    )
     print(f"peak RSS: {peak_rss_mib():.0f} MiB ({rss_loaded:.0f} MiB after loading the model)")
 
 

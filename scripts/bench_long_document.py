@@ -55,7 +55,10 @@ def main() -> None:
             seconds, peak = run(path)  # peak: the largest of the runs so far (RUSAGE_CHILDREN)
             results.append((count, seconds))
             size = path.stat().st_size / 1e6
-            print(f"{count:>7,} sentences ({size:.2f} MB): {seconds:6.1f} s, {1000 * seconds / count:.2f} s per 1,000 sentences, peak memory so far {peak:,.0f} MB")
+            print(
+                f"{count:>7,} sentences ({size:.2f} MB): {seconds:6.1f} s, {1000 * seconds / count:.2f} s "
+                f"per 1,000 sentences, peak memory so far {peak:,.0f} MB"
+            )
     (short, short_s), (long, long_s) = results
     print(f"{long / short:.1f}x the sentences took {long_s / short_s:.2f}x the time")
 

@@ -19,8 +19,8 @@ too: it runs from a temporary folder, never beside this package).
 from __future__ import annotations
 
 import argparse
-import json
 import itertools
+import json
 import statistics
 import subprocess
 import sys
@@ -31,8 +31,8 @@ from pathlib import Path
 import onnxruntime
 import torch
 
-from summarizer.api import Summarizer
-from summarizer.precision import PRECISIONS
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.modeling.precision import PRECISIONS
 from summarizer.resources import default_encoder_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ DATASETS = {  # name: (file, text field, summary length for bertsum, the same fo
     "CNN/DailyMail (3 sentences)": (SHARED / "cnndm" / "validation.jsonl", "article", {"k": 3}, {"num_sentences": 3}),
 }
 PEER_PACKAGES = ["transformers==4.35.2", "bert-extractive-summarizer==0.10.1"]
-PEER_DRIVER = '''
+PEER_DRIVER = """
 import json, sys, time
 from transformers import AutoConfig, AutoModel, AutoTokenizer
 from summarizer import Summarizer  # bert-extractive-summarizer's
@@ -59,7 +59,7 @@ start = time.perf_counter()
 for document in documents:
     model(document, **options)
 print(time.perf_counter() - start)
-'''
+"""
 
 
 def peer_python(venv: Path) -> Path:
@@ -99,7 +99,11 @@ def start_to_output(backend: str, runs: int = 3) -> float:
         times = []
         for _ in range(runs + 1):  # the first run warms the disk cache
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", launcher, "--backend", backend, str(document)], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, "-c", launcher, "--backend", backend, str(document)],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
             times.append(time.perf_counter() - start)
     return statistics.median(times[1:])
 
@@ -109,13 +113,23 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=60, help="documents of each dataset (default 60)")
     parser.add_argument("--peer-venv", type=Path, default=ROOT / ".venv-peer", help="the peer's virtual environment")
     parser.add_argument("--batch-size", type=int, default=16, help="bertsum's batch size")
-    parser.add_argument("--precisions", nargs="+", choices=PRECISIONS, default=["fp32", "int8"], help="bertsum's precisions on torch")
+    parser.add_argument(
+        "--precisions", nargs="+", choices=PRECISIONS, default=["fp32", "int8"], help="bertsum's precisions on torch"
+    )
     args = parser.parse_args()
 
     python = peer_python(args.peer_venv)
     ours = {"onnx fp32": Summarizer.from_pretrained(backend="onnx")}
-    ours.update({f"torch {precision}": Summarizer.from_pretrained(precision=precision, backend="torch") for precision in args.precisions})
-    print(f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: {torch.get_num_threads()}, onnxruntime {onnxruntime.__version__}")
+    ours.update(
+        {
+            f"torch {precision}": Summarizer.from_pretrained(precision=precision, backend="torch")
+            for precision in args.precisions
+        }
+    )
+    print(
+        f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: "
+        f"{torch.get_num_threads()}, onnxruntime {onnxruntime.__version__}"
+    )
     for name, (path, field, options, peer_options) in DATASETS.items():
         with path.open(encoding="utf-8") as lines:
             documents = [json.loads(line)[field] for line in itertools.islice(lines, args.limit)]
@@ -126,13 +140,18 @@ def main() -> None:
             list(summarizer.summarize_batch(documents, args.batch_size, **options))
             bertsum[setting] = len(documents) / (time.perf_counter() - start)
         peer = len(documents) / peer_seconds(python, documents, peer_options)
-        print(f"{name}, {len(documents)} documents: bert-extractive-summarizer {peer:.2f} docs/s; bertsum "
-              + ", ".join(f"{setting} {speed:.2f} docs/s ({speed / peer:.2f}x)" for setting, speed in bertsum.items())
-              + f"; onnx fp32 / torch fp32: {bertsum['onnx fp32'] / bertsum['torch fp32']:.2f}x" * ("torch fp32" in bertsum))
+        print(
+            f"{name}, {len(documents)} documents: bert-extractive-summarizer {peer:.2f} docs/s; bertsum "
+            + ", ".join(f"{setting} {speed:.2f} docs/s ({speed / peer:.2f}x)" for setting, speed in bertsum.items())
+            + f"; onnx fp32 / torch fp32: {bertsum['onnx fp32'] / bertsum['torch fp32']:.2f}x"
+            * ("torch fp32" in bertsum)
+        )
     times = {backend: start_to_output(backend) for backend in ("onnx", "torch")}
-    print("summarize one.txt, start to output (median of 3, warm disk): "
-          + ", ".join(f"{backend} {seconds:.2f} s" for backend, seconds in times.items())
-          + f"; torch / onnx: {times['torch'] / times['onnx']:.2f}x")
+    print(
+        "summarize one.txt, start to output (median of 3, warm disk): "
+        + ", ".join(f"{backend} {seconds:.2f} s" for backend, seconds in times.items())
+        + f"; torch / onnx: {times['torch'] / times['onnx']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

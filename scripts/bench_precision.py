@@ -18,8 +18,8 @@ from pathlib import Path
 
 import torch
 
-from summarizer.api import Summarizer
-from summarizer.precision import PRECISIONS
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.modeling.precision import PRECISIONS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news" / "validation.jsonl"
 
@@ -32,7 +32,10 @@ def main() -> None:
     args = parser.parse_args()
     with DATA.open(encoding="utf-8") as lines:
         texts = [json.loads(line)["text"] for line in itertools.islice(lines, args.limit)]
-    summarizers = {precision: Summarizer.from_pretrained(precision=precision, backend="torch") for precision in ["fp32", *args.precisions]}
+    summarizers = {
+        precision: Summarizer.from_pretrained(precision=precision, backend="torch")
+        for precision in ["fp32", *args.precisions]
+    }
     best = dict.fromkeys(summarizers, float("inf"))
     chosen = {}
     for _ in range(args.repeats):
@@ -40,11 +43,16 @@ def main() -> None:
             start = time.perf_counter()
             chosen[precision] = [s.indices for s in summarizer.summarize_batch(texts, 16, ratio=0.4)]
             best[precision] = min(best[precision], time.perf_counter() - start)
-    print(f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: {torch.get_num_threads()}, {len(texts)} BBC articles")
+    print(
+        f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: "
+        f"{torch.get_num_threads()}, {len(texts)} BBC articles"
+    )
     for precision in summarizers:
         same = sum(a == b for a, b in zip(chosen[precision], chosen["fp32"]))
-        print(f"{precision}: {len(texts) / best[precision]:.2f} docs/s, {best['fp32'] / best[precision]:.2f}x fp32, "
-              f"same sentences as fp32 in {same}/{len(texts)} documents")
+        print(
+            f"{precision}: {len(texts) / best[precision]:.2f} docs/s, {best['fp32'] / best[precision]:.2f}x fp32, "
+            f"same sentences as fp32 in {same}/{len(texts)} documents"
+        )
 
 
 if __name__ == "__main__":

@@ -30,14 +30,15 @@ from typing import Any
 
 import datasets
 
-from summarizer.centrality import sentence_centrality
-from summarizer.data import LoadedData, load_documents
-from summarizer.features import FeatureBuilder, FeatureConfig
-from summarizer.model import load_tokenizer
-from summarizer.oracle import greedy_oracle, greedy_oracle_words, rouge_words, word_ids_of
-from summarizer.preprocess import LabelConfig, preprocess
+from summarizer.modeling.features import FeatureBuilder, FeatureConfig
+from summarizer.modeling.modeling_bertsum import load_tokenizer
 from summarizer.resources import default_encoder_dir
-from summarizer.sentences import reference_sentences, split_sentences
+from summarizer.text.centrality import sentence_centrality
+from summarizer.text.sentences import reference_sentences, split_sentences
+from summarizer.text.words import rouge_words
+from summarizer.training.data import LoadedData, load_documents
+from summarizer.training.oracle import greedy_oracle, greedy_oracle_words, word_ids_of
+from summarizer.training.preprocess import LabelConfig, preprocess
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CORPORA = {
@@ -142,8 +143,7 @@ def bench_stages(data: LoadedData, tokenizer: Any, num_proc: int) -> None:
     features, windows = timed(lambda: [builder.from_token_ids(d) for d in per_document])
     _, oracle = timed(
         lambda: [
-            greedy_oracle([d[i] for i in f.sentence_indices], r, 3)
-            for d, f, r in zip(documents, features, references)
+            greedy_oracle([d[i] for i in f.sentence_indices], r, 3) for d, f, r in zip(documents, features, references)
         ]
     )
     n = len(documents)
@@ -162,9 +162,7 @@ def bench_stages(data: LoadedData, tokenizer: Any, num_proc: int) -> None:
 
 
 def bench_oracle(data: LoadedData, repeats: int) -> None:
-    documents = [
-        (d.sentences or split_sentences(d.text), reference_sentences(d.reference)) for d in data.documents
-    ]
+    documents = [(d.sentences or split_sentences(d.text), reference_sentences(d.reference)) for d in data.documents]
     words = [
         ([rouge_words(s) for s in sentences], [w for s in reference for w in rouge_words(s)])
         for sentences, reference in documents

@@ -27,7 +27,7 @@ import datasets
 import ray
 import torch
 
-from summarizer.api import Summarizer
+from summarizer.modeling.pipeline import Summarizer
 from summarizer.ray import summarize_dataset
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cnndm" / "validation.jsonl"
@@ -73,14 +73,18 @@ def main() -> None:
     context.execution_options.preserve_order = True
     context.enable_progress_bars = False
     start = time.perf_counter()
-    out = summarize_dataset(ray.data.from_items(rows), concurrency=args.workers, num_cpus=1, batch_size=16, k=3).take_all()
+    out = summarize_dataset(
+        ray.data.from_items(rows), concurrency=args.workers, num_cpus=1, batch_size=16, k=3
+    ).take_all()
     seconds["ray"] = time.perf_counter() - start
     ray.shutdown()
     in_order = [row["id"] for row in out] == list(range(len(rows)))
     results["ray"] = [(row["summary"], list(row["indices"])) for row in out]
 
-    print(f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, {os.cpu_count()} CPUs, {len(texts)} CNN/DailyMail "
-          "validation articles, built-in model, fp32, 3 sentences")
+    print(
+        f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, {os.cpu_count()} CPUs, {len(texts)} CNN/DailyMail "
+        "validation articles, built-in model, fp32, 3 sentences"
+    )
     names = {
         "one": f"summarize_batch, one process of {torch.get_num_threads()} threads",
         "datasets": f"datasets.Dataset.map, {args.workers} processes of 1 thread",
@@ -88,8 +92,10 @@ def main() -> None:
     }
     for way in ("one", "datasets", "ray"):
         same = sum(a == b for a, b in zip(results[way], results["one"]))
-        print(f"{names[way]}: {len(texts) / seconds[way]:.2f} docs/s ({seconds[way]:.1f} s), "
-              f"{seconds['one'] / seconds[way]:.2f}x one process, same summaries {same}/{len(texts)}")
+        print(
+            f"{names[way]}: {len(texts) / seconds[way]:.2f} docs/s ({seconds[way]:.1f} s), "
+            f"{seconds['one'] / seconds[way]:.2f}x one process, same summaries {same}/{len(texts)}"
+        )
     print(f"Ray rows in input order: {in_order}")
 
 

@@ -3,7 +3,7 @@
     python scripts/bench_reading.py [--limit 200]
 
 For BBC News and CNN/DailyMail validation texts, times in one run: the paragraph rule
-(`summarizer.layout.paragraphs`) over every document, and `Summarizer.summarize_batch` with
+(`summarizer.text.layout.paragraphs`) over every document, and `Summarizer.summarize_batch` with
 the built-in model over the same documents; prints the rule's time as a share of summarizing.
 Needs ../shared/data.
 """
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from summarizer import Summarizer
-from summarizer.layout import paragraphs
+from summarizer.text.layout import paragraphs
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 FILES = {"BBC News": ("bbc-news/validation.jsonl", "text"), "CNN/DailyMail": ("cnndm/validation.jsonl", "article")}
@@ -38,7 +38,10 @@ def main() -> None:
         for _ in summarizer.summarize_batch(texts):
             pass
         total = time.perf_counter() - start
-        print(f"{name}: {len(texts)} documents, layout {layout:.3f} s, summarize {total:.1f} s: layout is {100 * layout / total:.2f}% of summarizing")
+        print(
+            f"{name}: {len(texts)} documents, layout {layout:.3f} s, summarize {total:.1f} s: layout is "
+            f"{100 * layout / total:.2f}% of summarizing"
+        )
 
 
 if __name__ == "__main__":

@@ -26,11 +26,11 @@ import pytorch_lightning as pl
 import torch
 from pytorch_lightning.callbacks import Callback
 
-from summarizer.config import load_config
-from summarizer.datamodule import DocumentBatch
-from summarizer.model import load_tokenizer
-from summarizer.system import SummarizationSystem
-from summarizer.train import auto_precision, build_datamodule, build_model, build_trainer
+from summarizer.modeling.modeling_bertsum import load_tokenizer
+from summarizer.training.datamodule import DocumentBatch
+from summarizer.training.settings import load_config
+from summarizer.training.system import SummarizationSystem
+from summarizer.training.train import auto_precision, build_datamodule, build_model, build_trainer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,7 +44,9 @@ class StepTimer(Callback):
         self.elapsed = 0.0
         self.batches: list[DocumentBatch] = []
 
-    def on_train_batch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule, batch: DocumentBatch, batch_idx: int) -> None:
+    def on_train_batch_start(
+        self, trainer: pl.Trainer, pl_module: pl.LightningModule, batch: DocumentBatch, batch_idx: int
+    ) -> None:
         self.batches.append(batch)
         if trainer.global_step == self.warmup:
             self.start = time.perf_counter()
@@ -63,7 +65,9 @@ def write_documents(path: Path, count: int, vocabulary: list[str], seed: int = 0
             handle.write(json.dumps({"id": f"bench-{index}", "text": " ".join(sentences), "summary": summary}) + "\n")
 
 
-def measure(config_file: Path, overrides: list[str], args: argparse.Namespace, tmp: Path) -> tuple[float, float, list[int]]:
+def measure(
+    config_file: Path, overrides: list[str], args: argparse.Namespace, tmp: Path
+) -> tuple[float, float, list[int]]:
     """Training and forward-only documents/s of one recipe on fresh synthetic documents."""
     documents = tmp / f"bench-{config_file.stem}.jsonl"
     config = load_config(
@@ -94,7 +98,9 @@ def measure(config_file: Path, overrides: list[str], args: argparse.Namespace, t
     model = build_model(config.model)
     datamodule = build_datamodule(config, tokenizer)
     timer = StepTimer(args.warmup)
-    trainer = build_trainer(config, [timer], logger=False, enable_checkpointing=False, limit_val_batches=0, default_root_dir=tmp)
+    trainer = build_trainer(
+        config, [timer], logger=False, enable_checkpointing=False, limit_val_batches=0, default_root_dir=tmp
+    )
     trainer.fit(SummarizationSystem(model, config.optim, config.selection, config.seed), datamodule=datamodule)
 
     timed = timer.batches[args.warmup :]
@@ -116,7 +122,9 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=2, help="untimed steps first (default 2)")
     parser.add_argument("--batch-size", type=int, default=8, help="documents per step (default 8)")
     parser.add_argument("--threads", type=int, help="torch threads (default: torch's choice)")
-    parser.add_argument("--recipe", type=Path, default=ROOT / "configs" / "cnndm.yaml", help="config measured against the baseline")
+    parser.add_argument(
+        "--recipe", type=Path, default=ROOT / "configs" / "cnndm.yaml", help="config measured against the baseline"
+    )
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="settings over the recipe's config")
     args = parser.parse_args()
     if args.threads:
@@ -125,13 +133,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["BERTSUM_CACHE"] = tmp
         # Full fine-tuning on the first 512 tokens of each document, in fp32: the speed before the recipe.
-        base = measure(ROOT / "configs" / "default.yaml", ["model.features.truncate=true", "trainer.precision=32-true"], args, Path(tmp))
+        base = measure(
+            ROOT / "configs" / "default.yaml",
+            ["model.features.truncate=true", "trainer.precision=32-true"],
+            args,
+            Path(tmp),
+        )
         recipe = measure(args.recipe, list(args.overrides), args, Path(tmp))
 
     precision = load_config(args.recipe, list(args.overrides)).trainer.precision
     if precision == "auto":
         precision = f"auto: {auto_precision()}"
-    print(f"CPU capability: {torch.backends.cpu.get_cpu_capability()}  threads: {torch.get_num_threads()}  batch: {args.batch_size} documents")
+    print(
+        f"CPU capability: {torch.backends.cpu.get_cpu_capability()}  threads: {torch.get_num_threads()}  "
+        f"batch: {args.batch_size} documents"
+    )
     print(f"{'':44} {'train docs/s':>12} {'forward docs/s':>15}  tokens per window")
     print(f"{'full fine-tuning, first 512 tokens, fp32':44} {base[0]:12.2f} {base[1]:15.2f}  {base[2]}")
     print(f"{args.recipe.name + ' (precision ' + precision + ')':44} {recipe[0]:12.2f} {recipe[1]:15.2f}  {recipe[2]}")

@@ -15,14 +15,19 @@ import itertools
 import json
 from pathlib import Path
 
-from summarizer.api import Summarizer
-from summarizer.rouge import rouge
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.training.rouge import rouge
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 DATASETS = {  # name: (file, text field, summary field, summary length)
     "BBC News validation (40%)": (SHARED / "bbc-news" / "validation.jsonl", "text", "summary", {"ratio": 0.4}),
-    "CNN/DailyMail validation (3 sentences)": (SHARED / "cnndm" / "validation.jsonl", "article", "highlights", {"k": 3}),
+    "CNN/DailyMail validation (3 sentences)": (
+        SHARED / "cnndm" / "validation.jsonl",
+        "article",
+        "highlights",
+        {"k": 3},
+    ),
 }
 
 
@@ -44,11 +49,15 @@ def main() -> None:
             for x, y in zip(a.sentence_scores, b.sentence_scores)
             if x is not None
         )
-        print(f"{name}, {len(texts)} documents: the same sentences in {same} ({same / len(texts):.1%}); "
-              f"largest score difference {largest:.2e}")
+        print(
+            f"{name}, {len(texts)} documents: the same sentences in {same} ({same / len(texts):.1%}); "
+            f"largest score difference {largest:.2e}"
+        )
         references = [paths["torch"].sentences(row[summary_field]) for row in rows]
         for backend, chosen in summaries.items():
-            scores = rouge([s.sentences for s in chosen], references, bootstrap_samples=1, language=paths["torch"].language)
+            scores = rouge(
+                [s.sentences for s in chosen], references, bootstrap_samples=1, language=paths["torch"].language
+            )
             print(f"  ROUGE {backend}: " + ", ".join(f"{metric} {value:.2f}" for metric, value in scores.mean.items()))
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from summarizer.data import load_documents
-from summarizer.oracle import greedy_oracle
-from summarizer.sentences import reference_sentences, split_sentences
+from summarizer.text.sentences import reference_sentences, split_sentences
+from summarizer.training.data import load_documents
+from summarizer.training.oracle import greedy_oracle
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news" / "train.jsonl"
 

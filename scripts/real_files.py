@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from summarizer import Summarizer
-from summarizer.cli import Source, read_source
+from summarizer.cli.command import Source, read_source
 from summarizer.errors import InputError
 
 RUST = Path.home() / ".rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc"
@@ -84,7 +84,8 @@ def main() -> int:
     total = sum(counts.values())
     print(
         f"{len(files)} files, {total} summary sentences: {counts['whole']} whole "
-        f"({100 * counts['whole'] / max(total, 1):.1f}%), {counts['fragment']} fragments, {counts['markup']} with markup"
+        f"({100 * counts['whole'] / max(total, 1):.1f}%), {counts['fragment']} fragments, {counts['markup']} "
+        "with markup"
     )
     return 0
 

@@ -17,9 +17,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from summarizer.centrality import WORD_PATTERNS, sentence_centrality
-from summarizer.data import load_documents
-from summarizer.sentences import reference_sentences, split_sentences
+from summarizer.text.centrality import WORD_PATTERNS, sentence_centrality
+from summarizer.text.sentences import reference_sentences, split_sentences
+from summarizer.training.data import load_documents
 
 # Ranks of an article's sentences (0: first), from its sentences.
 Ranking = Callable[[Sequence[str]], Sequence[float]]

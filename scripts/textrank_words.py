@@ -1,7 +1,7 @@
 """ROUGE of the TextRank baseline with each choice of what a word is (`centrality_words`), on one dataset.
 
 "letters": runs of letters are words; "tokens": the letters of each whitespace-separated token
-are one word (`summarizer.centrality`).
+are one word (`summarizer.text.centrality`).
 
     python scripts/textrank_words.py --data ../shared/data/bbc-news/validation.jsonl --ratio 0.4
     python scripts/textrank_words.py --data aclsum --split test -k 3
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 
-from summarizer.centrality import WORD_PATTERNS, most_central
-from summarizer.data import load_documents
-from summarizer.rouge import METRICS, rouge
-from summarizer.selection import SelectionConfig
-from summarizer.sentences import reference_sentences, split_sentences
+from summarizer.modeling.selection import SelectionConfig
+from summarizer.text.centrality import WORD_PATTERNS, most_central
+from summarizer.text.sentences import reference_sentences, split_sentences
+from summarizer.training.data import load_documents
+from summarizer.training.rouge import METRICS, rouge
 
 
 def main(argv: list[str] | None = None) -> None:

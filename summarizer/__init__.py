@@ -9,24 +9,24 @@ __distribution__ = "bertsum"
 __all__ = ["BertSumConfig", "BertSumModel", "Summarizer", "Summary", "split_sentences"]
 
 if TYPE_CHECKING:
-    from summarizer.api import Summarizer, Summary
-    from summarizer.configuration import BertSumConfig
-    from summarizer.model import BertSumModel
-    from summarizer.sentences import split_sentences
+    from summarizer.modeling.configuration_bertsum import BertSumConfig
+    from summarizer.modeling.modeling_bertsum import BertSumModel
+    from summarizer.modeling.pipeline import Summarizer, Summary
+    from summarizer.text.sentences import split_sentences
 
 
 def __getattr__(name: str) -> Any:
     # Imported on first use so that `import summarizer` stays light.
     if name in ("Summarizer", "Summary"):
-        from summarizer import api
+        from summarizer.modeling import pipeline as api
 
         return getattr(api, name)
     if name in ("BertSumConfig", "BertSumModel"):  # importing them registers them with the Auto classes
-        from summarizer import model
+        from summarizer.modeling import modeling_bertsum as model
 
         return getattr(model, name)
     if name == "split_sentences":
-        from summarizer.sentences import split_sentences
+        from summarizer.text.sentences import split_sentences
 
         return split_sentences
     raise AttributeError(f"module 'summarizer' has no attribute {name!r}")

@@ -13,7 +13,7 @@ whose text is missing, empty or not text keeps its place: its `error` says why a
 columns are null. Each actor computes with as many threads as the CPUs Ray gave it (`num_cpus`,
 one by default), so that actors sharing a machine do not fight over its cores.
 `summarize_dataset` is the same call with these defaults filled in; `summarize TABLE --ray`
-(`summarizer.corpus`) uses it. Ray is imported only when one of them is used.
+(`summarizer.cli.corpus`) uses it. Ray is imported only when one of them is used.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from summarizer.api import CHUNK_BATCHES, Summarizer
-from summarizer.corpus import output_columns, summary_columns
-from summarizer.selection import SelectionConfig
+from summarizer.cli.corpus import output_columns, summary_columns
+from summarizer.modeling.pipeline import CHUNK_BATCHES, Summarizer
+from summarizer.modeling.selection import SelectionConfig
 
 if TYPE_CHECKING:
     import ray.data
@@ -69,7 +69,9 @@ class Summarize:
     def __call__(self, batch: Any) -> Any:
         columns = list(batch.column_names if hasattr(batch, "column_names") else batch.keys())
         if self.text_field not in columns:
-            raise ValueError(f"no column {self.text_field!r} to summarize (columns: {', '.join(columns)}); name it with text_field")
+            raise ValueError(
+                f"no column {self.text_field!r} to summarize (columns: {', '.join(columns)}); name it with text_field"
+            )
         names = output_columns(self.prefix, columns)
         values = summary_columns(self.summarizer, _values(batch, self.text_field), self.batch_size, self.selection)
         return _with_columns(batch, dict(zip(names, values)))

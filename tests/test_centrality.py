@@ -10,10 +10,14 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import TINY_HEAD, export
 
-from summarizer.api import Summarizer
-from summarizer.batch import collate
-from summarizer.centrality import (
+from summarizer.modeling.batch import collate
+from summarizer.modeling.configuration_bertsum import CONFIG_FILE
+from summarizer.modeling.features import FeatureBuilder, FeatureConfig
+from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.text.centrality import (
     DEFAULT_WORDS,
     WORD_PATTERNS,
     content_words,
@@ -22,12 +26,8 @@ from summarizer.centrality import (
     sentence_similarity,
     stop_words,
 )
-from summarizer.features import FeatureBuilder, FeatureConfig
-from conftest import TINY_HEAD, export
-from summarizer.configuration import CONFIG_FILE
-from summarizer.model import BertSumModel, load_tokenizer
-from summarizer.preprocess import DocumentPreprocessor
-from summarizer.sentences import available_languages
+from summarizer.text.sentences import available_languages
+from summarizer.training.preprocess import DocumentPreprocessor
 
 DOCUMENT = [
     "The council approved the new bridge budget for the harbour.",
@@ -150,7 +150,11 @@ def _linked_pairs(sentences: list[str], words: str) -> set[tuple[int, int]]:
 
 
 def test_the_model_language_chooses_the_stop_words(tiny_encoder_dir, tokenizer, tmp_path) -> None:
-    sentences = ["Die Stadt baut eine Brücke.", "Die Brücke ist neu und die Stadt zahlt.", "Der Hund und die Katze schlafen."]
+    sentences = [
+        "Die Stadt baut eine Brücke.",
+        "Die Brücke ist neu und die Stadt zahlt.",
+        "Der Hund und die Katze schlafen.",
+    ]
     german = sentence_centrality(sentences, "german")
     assert german[2][1] == 1.0  # shares no German content word
     assert german != sentence_centrality(sentences, "english")  # "die" and "und" link it in English

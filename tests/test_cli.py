@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from summarizer.arguments import UsageError, run_guarded
-from summarizer.cli import build_parser, main
+from summarizer.cli.arguments import UsageError, run_guarded
+from summarizer.cli.command import build_parser, main
 from summarizer.errors import InputError
 
 ARTICLE = (

@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 from test_cli import ARTICLE, OTHER
 
-from summarizer.api import Summarizer
-from summarizer.cli import main
+from summarizer.cli.command import main
+from summarizer.modeling.pipeline import Summarizer
 
 ROWS = [
     {"id": "a", "body": ARTICLE, "views": 3},
@@ -34,7 +34,11 @@ def run(tiny_model_dir: Path, capsys: pytest.CaptureFixture[str]):
 @pytest.fixture
 def table(tmp_path: Path) -> Path:
     path = tmp_path / "corpus.jsonl"
-    path.write_text("".join(json.dumps(row) + "\n" for row in ROWS[:2]) + "{broken\n" + "".join(json.dumps(row) + "\n" for row in ROWS[2:]))
+    path.write_text(
+        "".join(json.dumps(row) + "\n" for row in ROWS[:2])
+        + "{broken\n"
+        + "".join(json.dumps(row) + "\n" for row in ROWS[2:])
+    )
     return path
 
 
@@ -64,7 +68,15 @@ def test_parquet_in_parquet_out_whole(run, tmp_path: Path) -> None:
     code, out, err = run(source, "--text-field", "body", "-o", target, "--prefix", "bertsum_")
     assert (code, out, err) == (0, "", "")
     table = pq.read_table(target)
-    assert table.column_names == ["id", "body", "views", "bertsum_summary", "bertsum_indices", "bertsum_scores", "bertsum_error"]
+    assert table.column_names == [
+        "id",
+        "body",
+        "views",
+        "bertsum_summary",
+        "bertsum_indices",
+        "bertsum_scores",
+        "bertsum_error",
+    ]
     assert table["id"].to_pylist() == ["a", "c"] and table["bertsum_error"].to_pylist() == [None, None]
     assert [p.name for p in target.parent.iterdir()] == ["summaries.parquet"]  # no temporary file left
 
@@ -72,7 +84,11 @@ def test_parquet_in_parquet_out_whole(run, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["--text-field", "missing"], 2, "{table}: no column 'missing' (columns: body, id, views); name it with --text-field"),
+        (
+            ["--text-field", "missing"],
+            2,
+            "{table}: no column 'missing' (columns: body, id, views); name it with --text-field",
+        ),
         (["--text-field", "body", "--format", "json"], 2, "error: --format is for documents"),
         (["--actors", "2"], 2, "error: --address and --actors need --ray"),
         (["--text-field", "body", "-o", "{table}"], 2, "error: the output {table} would overwrite its input"),
@@ -98,7 +114,10 @@ def test_a_table_with_references_needs_a_prefix(run, tmp_path: Path) -> None:
     source.write_text(f'text,summary\n"{ARTICLE}",The river flooded.\n')
     code, out, err = run(source, "--text-field", "text")
     assert (code, out) == (2, "")
-    assert err == f"summarize: {source}: the input already has a column 'summary'; give the added columns a prefix (--prefix, prefix=)\n"
+    assert (
+        err == f"summarize: {source}: the input already has a column 'summary'; give the added columns a prefix "
+        "(--prefix, prefix=)\n"
+    )
     code, out, err = run(source, "--text-field", "text", "--prefix", "bertsum_")
     row = json.loads(out)
     assert code == 0 and row["summary"] == "The river flooded." and row["bertsum_summary"]

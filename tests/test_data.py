@@ -13,9 +13,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from summarizer import data as data_module
-from summarizer.data import Document, load_documents, untokenize, untokenized, write_jsonl
 from summarizer.errors import InputError
+from summarizer.training import data as data_module
+from summarizer.training.data import Document, load_documents, untokenize, untokenized, write_jsonl
 
 ROWS = [
     {"id": "a", "text": "First document. It has two sentences.", "summary": "First summary."},
@@ -120,17 +120,14 @@ def test_story_directory(tmp_path: Path) -> None:
     stories = tmp_path / "stories"
     (stories / "nested").mkdir(parents=True)
     (stories / "one.story").write_text(
-        "Body sentence one.\n\nBody sentence two.\n\n"
-        "@highlight\n\nFirst point\n\n@highlight\n\nSecond point\n",
+        "Body sentence one.\n\nBody sentence two.\n\n@highlight\n\nFirst point\n\n@highlight\n\nSecond point\n",
         encoding="utf-8",
     )
     (stories / "nested" / "two.story").write_text("Other body.\n\n@highlight\n\nOnly point", encoding="utf-8")
     (stories / "notes.txt").write_text("not a story", encoding="utf-8")
     assert load_documents(stories).documents == [
         Document(id="two", text="Other body.", reference="Only point"),
-        Document(
-            id="one", text="Body sentence one.\n\nBody sentence two.", reference="First point\nSecond point"
-        ),
+        Document(id="one", text="Body sentence one.\n\nBody sentence two.", reference="First point\nSecond point"),
     ]
 
 
@@ -180,9 +177,7 @@ def test_sentence_lists_are_kept_as_sentences(tmp_path: Path) -> None:
 
 def test_reference_is_optional_when_not_required(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "d.jsonl", [{"text": "Body."}])
-    assert load_documents(path, require_reference=False).documents == [
-        Document(id=f"{path}, line 1", text="Body.")
-    ]
+    assert load_documents(path, require_reference=False).documents == [Document(id=f"{path}, line 1", text="Body.")]
 
 
 def test_fingerprint_follows_the_file(tmp_path: Path) -> None:
@@ -232,9 +227,7 @@ BAD_LINES = [
 
 
 @pytest.mark.parametrize(("line", "problem"), BAD_LINES)
-def test_each_bad_line_is_an_input_error_naming_file_and_line(
-    tmp_path: Path, line: int, problem: str
-) -> None:
+def test_each_bad_line_is_an_input_error_naming_file_and_line(tmp_path: Path, line: int, problem: str) -> None:
     path = _bad_jsonl(tmp_path)
     lines = path.read_bytes().split(b"\n")
     path.write_bytes(b"\n".join(lines[:1] + [b""] * (line - 2) + [lines[line - 1]]))
@@ -254,9 +247,7 @@ def test_skip_bad_rows_skips_and_counts_them(tmp_path: Path) -> None:
 
 def test_only_bad_rows_leave_nothing_to_use(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "d.jsonl", [{"text": "", "summary": "S."}])
-    assert re.fullmatch(
-        rf"{re.escape(str(path))}: no usable documents \(1 skipped\)", _error(path, skip_bad_rows=True)
-    )
+    assert re.fullmatch(rf"{re.escape(str(path))}: no usable documents \(1 skipped\)", _error(path, skip_bad_rows=True))
 
 
 def test_missing_explicit_field(tmp_path: Path) -> None:
@@ -274,9 +265,7 @@ def test_empty_file(tmp_path: Path, suffix: str) -> None:
 
 def test_empty_parquet_table(tmp_path: Path) -> None:
     path = tmp_path / "d.parquet"
-    pq.write_table(
-        pa.Table.from_pylist([], schema=pa.schema([("text", pa.string()), ("summary", pa.string())])), path
-    )
+    pq.write_table(pa.Table.from_pylist([], schema=pa.schema([("text", pa.string()), ("summary", pa.string())])), path)
     assert _error(path) == f"{path}: empty file"
 
 
@@ -391,7 +380,10 @@ def test_ranges_of_one_file_have_their_own_fingerprints(tmp_path: Path) -> None:
 @pytest.mark.parametrize("split", ["1:x", "-1:", "1:2:3"])
 def test_a_bad_range_names_the_file(tmp_path: Path, split: str) -> None:
     path = _jsonl(tmp_path / "d.jsonl", ROWS)
-    assert _error(path, split=split) == f"{path}: a file's split must be a range of documents such as 0:200 or 200:, got {split!r}"
+    assert (
+        _error(path, split=split)
+        == f"{path}: a file's split must be a range of documents such as 0:200 or 200:, got {split!r}"
+    )
 
 
 def test_an_empty_range_leaves_no_documents(tmp_path: Path) -> None:

@@ -23,11 +23,11 @@ import torch
 from safetensors.torch import load_file
 from test_train import TINY, document, tiny_overrides
 
-from summarizer.api import Summarizer
-from summarizer.config import load_config
-from summarizer.data import load_documents
-from summarizer.evaluate import evaluate
-from summarizer.model import BertSumModel
+from summarizer.modeling.modeling_bertsum import BertSumModel
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.training.data import load_documents
+from summarizer.training.evaluate import evaluate
+from summarizer.training.settings import load_config
 
 pytestmark = pytest.mark.slow
 
@@ -71,7 +71,9 @@ def start(args: list[str], env: dict[str, str], records: Path, crash: bool = Fal
     if crash:
         env["CRASH_AT"] = CRASH_AT
     command = [sys.executable, str(RUN), "--config", str(TINY), *args]
-    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
 
 
 def finish(*processes: subprocess.Popen[str]) -> list[tuple[int, str, str]]:
@@ -111,7 +113,9 @@ def runs(tiny_encoder_dir: Path, data: Path, tmp_path_factory: pytest.TempPathFa
     root = tmp_path_factory.mktemp("distributed")
     single = tiny_overrides(tiny_encoder_dir, data, root / "single", *SETTINGS, "trainer.devices=2")
     per_node = [
-        tiny_overrides(tiny_encoder_dir, data, root / f"node{rank}", *SETTINGS, "trainer.devices=1", "trainer.num_nodes=2")
+        tiny_overrides(
+            tiny_encoder_dir, data, root / f"node{rank}", *SETTINGS, "trainer.devices=1", "trainer.num_nodes=2"
+        )
         for rank in (0, 1)
     ]
     port = free_port()
@@ -127,7 +131,9 @@ def runs(tiny_encoder_dir: Path, data: Path, tmp_path_factory: pytest.TempPathFa
         (node1 / "checkpoints").mkdir(parents=True, exist_ok=True)
         shutil.copy(last, node1 / "checkpoints" / "last.ckpt")
     port = free_port()
-    resumed = finish(*(start([*per_node[rank], "--resume"], node(rank, port), root / "resume-records") for rank in (0, 1)))
+    resumed = finish(
+        *(start([*per_node[rank], "--resume"], node(rank, port), root / "resume-records") for rank in (0, 1))
+    )
     return {
         "root": root,
         "single": single_run,
@@ -158,7 +164,11 @@ def test_the_export_is_the_best_checkpoint_and_the_reported_scores_are_its(runs:
     exported = run_dir / "model"
     assert {"config.json", "model.safetensors", "tokenizer.json"} <= {p.name for p in exported.iterdir()}
     assert json.loads((exported / "config.json").read_text())["model_type"] == "bertsum"
-    (best,) = (line.split(": ", 1)[1].rsplit(" (", 1)[0] for line in stdout.splitlines() if line.startswith("Best checkpoint: "))
+    (best,) = (
+        line.split(": ", 1)[1].rsplit(" (", 1)[0]
+        for line in stdout.splitlines()
+        if line.startswith("Best checkpoint: ")
+    )
     assert Path(best).parent == run_dir / "checkpoints" and "val_rouge" in Path(best).name
     state = torch.load(best, map_location="cpu", weights_only=True)["state_dict"]
     weights = load_file(str(exported / "model.safetensors"))
@@ -171,7 +181,7 @@ def test_the_export_is_the_best_checkpoint_and_the_reported_scores_are_its(runs:
 
 
 def test_two_nodes_meet_over_loopback_and_only_the_first_writes(runs: dict) -> None:
-    for code, stdout, stderr in runs["crashed"]:
+    for code, _stdout, stderr in runs["crashed"]:
         assert code == 1, stderr[-3000:]
         assert "unexpected error: RuntimeError: simulated crash" in stderr and "Traceback" not in stderr
     crashed = records(runs["root"] / "crash-records")
@@ -181,7 +191,10 @@ def test_two_nodes_meet_over_loopback_and_only_the_first_writes(runs: dict) -> N
         assert code == 0, stderr[-3000:]
     node0, node1 = runs["root"] / "node0" / "tiny", runs["root"] / "node1" / "tiny"
     assert (node0 / "model" / "model.safetensors").exists() and (node0 / "config.yaml").exists()
-    assert sorted(p.relative_to(node1) for p in node1.rglob("*")) == [Path("checkpoints"), Path("checkpoints/last.ckpt")]
+    assert sorted(p.relative_to(node1) for p in node1.rglob("*")) == [
+        Path("checkpoints"),
+        Path("checkpoints/last.ckpt"),
+    ]
     assert runs["resumed"][0][1].count("Test ROUGE F1") == 1 and "Test ROUGE" not in runs["resumed"][1][1]
 
 

@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from summarizer.documents import Document, format_of, read_document
 from summarizer.errors import InputError
+from summarizer.text.documents import Document, format_of, read_document
 
 PARAGRAPHS = [
     "Extractive summarization picks the sentences of a document that carry the most of its meaning.",
@@ -76,7 +76,19 @@ def test_markdown_keeps_running_text_and_link_text_only():
     document = Document.from_text(README, "markdown")
     assert document.paragraphs == (PARAGRAPHS[0], PARAGRAPHS[1], PARAGRAPHS[2])
     text = " ".join(document.paragraphs)
-    for markup in ("sumtool", "Build", "Repo size", "http", "pip install", "option", "indented", "diagram", "logo", "**", "front matter"):
+    for markup in (
+        "sumtool",
+        "Build",
+        "Repo size",
+        "http",
+        "pip install",
+        "option",
+        "indented",
+        "diagram",
+        "logo",
+        "**",
+        "front matter",
+    ):
         assert markup not in text
 
 
@@ -173,5 +185,7 @@ def test_unknown_format_is_a_value_error():
 
 def test_html_without_the_formats_extra_is_one_line_naming_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "trafilatura", None)  # as if not installed
-    with pytest.raises(InputError, match=r"^page.html: reading HTML needs trafilatura: pip install 'bertsum\[formats\]'$"):
+    with pytest.raises(
+        InputError, match=r"^page.html: reading HTML needs trafilatura: pip install 'bertsum\[formats\]'$"
+    ):
         read_document(PAGE, "html", "page.html")

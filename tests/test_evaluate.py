@@ -1,17 +1,17 @@
 import json
 
 import pytest
+from conftest import export
 
 from summarizer import Summarizer
-from summarizer import evaluate as evaluate_module
-from summarizer.centrality import most_central
-from summarizer.data import Document, load_documents
-from summarizer.evaluate import evaluate, main
-from summarizer.features import FeatureConfig
-from conftest import export
-from summarizer.model import BertSumModel
-from summarizer.rouge import METRICS, rouge
-from summarizer.selection import SelectionConfig
+from summarizer.modeling.features import FeatureConfig
+from summarizer.modeling.modeling_bertsum import BertSumModel
+from summarizer.modeling.selection import SelectionConfig
+from summarizer.text.centrality import most_central
+from summarizer.training import evaluate as evaluate_module
+from summarizer.training.data import Document, load_documents
+from summarizer.training.evaluate import evaluate, main
+from summarizer.training.rouge import METRICS, rouge
 
 ROWS = [
     {
@@ -64,8 +64,13 @@ def test_textrank_takes_the_most_central_sentences(tiny_model_dir, tmp_path):
     assert result.systems["lead"].mean["rouge1"] < 50.0
 
 
-@pytest.mark.parametrize(("centrality", "words", "textrank_words"), [(True, "letters", "letters"), (True, "tokens", "tokens"), (False, "tokens", "letters")])
-def test_textrank_reads_words_as_the_model_does(tiny_encoder_dir, tokenizer, tmp_path, centrality, words, textrank_words):
+@pytest.mark.parametrize(
+    ("centrality", "words", "textrank_words"),
+    [(True, "letters", "letters"), (True, "tokens", "tokens"), (False, "tokens", "letters")],
+)
+def test_textrank_reads_words_as_the_model_does(
+    tiny_encoder_dir, tokenizer, tmp_path, centrality, words, textrank_words
+):
     # "Pernod's" and "Pernod" are one word as letters, two as tokens: the most central differs.
     sentences = ["Pernod's shares rose.", "Pernod will bid.", "Pernod's rivals waited.", "Cats sleep all day."]
     assert most_central(sentences, 1, words="letters") == [1] and most_central(sentences, 1, words="tokens") == [0]

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from summarizer.features import FeatureBuilder, FeatureConfig
-from summarizer.model import load_tokenizer
+from summarizer.modeling.features import FeatureBuilder, FeatureConfig
+from summarizer.modeling.modeling_bertsum import load_tokenizer
 
 CLS, SEP = 101, 102
 THE_CAT_SAT = [1996, 4937, 2938, 1012]  # the cat sat .
@@ -77,9 +77,7 @@ def test_max_sentences_and_max_tokens_per_sentence(tokenizer) -> None:
 
 def test_truncate_keeps_only_the_first_window(tokenizer) -> None:
     sentences = ["The cat sat.", "Dogs bark loudly.", "It rains.", "The cat sat."]
-    full = FeatureBuilder(tokenizer, FeatureConfig(max_window_tokens=13, max_tokens_per_sentence=11))(
-        sentences
-    )
+    full = FeatureBuilder(tokenizer, FeatureConfig(max_window_tokens=13, max_tokens_per_sentence=11))(sentences)
     truncated = FeatureBuilder(
         tokenizer, FeatureConfig(max_window_tokens=13, max_tokens_per_sentence=11, truncate=True)
     )(sentences)

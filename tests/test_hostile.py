@@ -22,14 +22,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import TINY_HEAD
 from safetensors.torch import load_file, save_file
 
-from conftest import TINY_HEAD
-from summarizer import cli, evaluate
-from summarizer import train as train_module
-from summarizer.api import Summarizer
-from summarizer.arguments import run_guarded
+from summarizer.cli.arguments import run_guarded
+from summarizer.cli import command as cli
 from summarizer.errors import InputError
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.training import evaluate
+from summarizer.training import train as train_module
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "tiny.yaml"
@@ -230,7 +231,6 @@ def test_bad_input_ends_with_one_line(build, status, message, box, capfd, monkey
     assert not list(box.rglob(MARKER))
 
 
-
 # Outputs that are not regular files are written into, never replaced.
 
 
@@ -317,8 +317,15 @@ def test_a_reader_closing_the_pipe_ends_the_run_quietly(box):
     documents.mkdir()
     for n in range(100):  # their pages (about 1 kB each) overflow the pipe's buffer
         (documents / f"{n:02d}.txt").write_text(ARTICLE)
-    summarize = f"{shlex.quote(sys.executable)} -c {shlex.quote(LAUNCH)} --model {box / 'model'} {documents} --format html"
-    done = subprocess.run(["bash", "-c", f"{summarize} | head -1; echo ${{PIPESTATUS[0]}} >&2"], capture_output=True, text=True, timeout=120)
+    summarize = (
+        f"{shlex.quote(sys.executable)} -c {shlex.quote(LAUNCH)} --model {box / 'model'} {documents} --format html"
+    )
+    done = subprocess.run(
+        ["bash", "-c", f"{summarize} | head -1; echo ${{PIPESTATUS[0]}} >&2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.stdout == "<!DOCTYPE html>\n"
     assert done.stderr == "141\n"  # 128 + SIGPIPE, as for cat, and not a word
 
@@ -339,7 +346,9 @@ def test_a_signal_ends_the_run_with_its_status(ending, capsys):
 
 def test_an_ignored_hangup_stays_ignored(monkeypatch):
     """`nohup summarize ...` keeps running when the terminal closes."""
-    monkeypatch.setattr(signal, "getsignal", lambda number: signal.SIG_IGN if number == signal.SIGHUP else signal.SIG_DFL)
+    monkeypatch.setattr(
+        signal, "getsignal", lambda number: signal.SIG_IGN if number == signal.SIGHUP else signal.SIG_DFL
+    )
     handlers = {}
     real_signal = signal.signal
 
@@ -378,7 +387,9 @@ LIBRARY_CASES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("call", "error", "message"), [case[1:] for case in LIBRARY_CASES], ids=[case[0] for case in LIBRARY_CASES])
+@pytest.mark.parametrize(
+    ("call", "error", "message"), [case[1:] for case in LIBRARY_CASES], ids=[case[0] for case in LIBRARY_CASES]
+)
 def test_library_misuse_raises_one_line(call, error, message, tiny_model_dir):
     with pytest.raises(error) as raised:
         call(Summarizer.from_pretrained(tiny_model_dir))
@@ -387,7 +398,9 @@ def test_library_misuse_raises_one_line(call, error, message, tiny_model_dir):
 
 @pytest.mark.parametrize("file", ["config.json", "tokenizer_config.json"])
 def test_library_refuses_a_hostile_model_without_asking(file, box, monkeypatch):
-    hostile(box, file, auto_map={"AutoConfig": "hostile.C", "AutoModel": "hostile.M", "AutoTokenizer": ["hostile.T", None]})
+    hostile(
+        box, file, auto_map={"AutoConfig": "hostile.C", "AutoModel": "hostile.M", "AutoTokenizer": ["hostile.T", None]}
+    )
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"y\ny\ny\n")))
     with pytest.raises(InputError, match=f"{file}: refused") as raised:
         Summarizer.from_pretrained(box / "model")

@@ -54,13 +54,22 @@ def test_own_package_is_accepted() -> None:
     assert shadowing_problem() is None
 
 
-TRAINING_ONLY = ("pytorch_lightning", "lightning_fabric", "torchmetrics", "datasets", "pyarrow", "rouge_score", "tensorboard", "aclsum")
+TRAINING_ONLY = (
+    "pytorch_lightning",
+    "lightning_fabric",
+    "torchmetrics",
+    "datasets",
+    "pyarrow",
+    "rouge_score",
+    "tensorboard",
+    "aclsum",
+)
 
 
 def test_inference_imports_nothing_of_training():
     """`pip install bertsum` (without [train]) is enough for summarize and Summarizer."""
     code = (
-        "import sys, summarizer.cli, summarizer.api; "
+        "import sys, summarizer.cli.command, summarizer.modeling.pipeline; "
         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({TRAINING_ONLY!r})))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -68,10 +77,13 @@ def test_inference_imports_nothing_of_training():
     assert done.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("module", ["summarizer.train", "summarizer.evaluate"])
+@pytest.mark.parametrize("module", ["summarizer.training.train", "summarizer.training.evaluate"])
 def test_training_without_its_extras_says_what_to_install(module):
     code = f"import sys, runpy; sys.modules['datasets'] = None; runpy.run_module({module!r}, run_name='__main__')"
-    blocked = "import importlib.util as u, sys; real = u.find_spec; u.find_spec = lambda n, *a: None if n == 'datasets' else real(n, *a); "
+    blocked = (
+        "import importlib.util as u, sys; real = u.find_spec; u.find_spec = lambda n, *a: None if n == "
+        "'datasets' else real(n, *a); "
+    )
     done = subprocess.run([sys.executable, "-c", blocked + code, "--help"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert done.stderr == "datasets is not installed: training and evaluation need pip install 'bertsum[train]'\n"

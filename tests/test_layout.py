@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from summarizer.layout import paragraphs
-from summarizer.sentences import paragraph_sentences, reference_sentences, split_sentences
+from summarizer.text.layout import paragraphs
+from summarizer.text.sentences import paragraph_sentences, reference_sentences, split_sentences
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 PROSE = [
@@ -77,16 +77,22 @@ def test_a_line_left_open_goes_on_in_lower_case_even_in_a_short_file():
 
 
 def test_indented_code_and_list_items_are_not_joined_to_prose():
-    text = textwrap.fill(PROSE[0], 90) + "\n\n" + (
-        "To install the program, run the following command in a terminal window and wait until it\n"
-        "finishes:\n"
-        "    $ make install\n"
-        "Then read the manual, which explains the options one by one and gives examples of each:\n"
-        "1. Options come first.\n"
-        "2. Files come last.\n"
+    text = (
+        textwrap.fill(PROSE[0], 90)
+        + "\n\n"
+        + (
+            "To install the program, run the following command in a terminal window and wait until it\n"
+            "finishes:\n"
+            "    $ make install\n"
+            "Then read the manual, which explains the options one by one and gives examples of each:\n"
+            "1. Options come first.\n"
+            "2. Files come last.\n"
+        )
     )
     found = paragraphs(text)
-    assert found[0] == PROSE[0] and found[1].endswith("wait until it finishes:")  # the command is not glued on, nor kept:
+    assert found[0] == PROSE[0] and found[1].endswith(
+        "wait until it finishes:"
+    )  # the command is not glued on, nor kept:
     assert not any("make install" in paragraph for paragraph in found)  # in wrapped text it is layout
     assert found[2:] == [
         "Then read the manual, which explains the options one by one and gives examples of each:",

@@ -8,16 +8,15 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import export
 from safetensors.torch import save_file
 from torch import nn
 from transformers import AutoConfig, AutoModel
 
-from conftest import export
-from summarizer.api import Summarizer
-from summarizer.configuration import BertSumConfig
 from summarizer.errors import InputError
-from summarizer.heads import SentenceHead
-from summarizer.model import BertSumModel, load_tokenizer
+from summarizer.modeling.configuration_bertsum import BertSumConfig
+from summarizer.modeling.modeling_bertsum import BertSumModel, SentenceHead, load_tokenizer
+from summarizer.modeling.pipeline import Summarizer
 
 TEXT = (
     "The council met on Monday. It approved a budget for the new bridge. Residents complained about "
@@ -147,4 +146,6 @@ def test_a_converted_directory_saved_in_place_reads_its_new_config(tiny_model_di
     write_old_layout(tiny_model_dir, tmp_path)
     BertSumModel.from_pretrained(tmp_path).save_pretrained(str(tmp_path))  # bertsum.json stays behind
     assert (tmp_path / "bertsum.json").exists()
-    assert settings(BertSumModel.from_pretrained(tmp_path).config) == settings(BertSumModel.from_pretrained(tiny_model_dir).config)
+    assert settings(BertSumModel.from_pretrained(tmp_path).config) == settings(
+        BertSumModel.from_pretrained(tiny_model_dir).config
+    )

@@ -9,15 +9,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import TINY_HEAD, export
 
 from summarizer import Summarizer
-from summarizer.backends import GRAPH_FILE
 from summarizer.errors import InputError
-from summarizer.model import BertSumModel, load_tokenizer
-from summarizer.onnx_export import export_graph
-from summarizer.onnx_model import OnnxModel, _calls
+from summarizer.modeling.backends import GRAPH_FILE
+from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
+from summarizer.modeling.onnx_export import export_graph
+from summarizer.modeling.onnx_model import OnnxModel, _calls
 from summarizer.resources import builtin_model_dir
-from conftest import TINY_HEAD, export
 
 TEXTS = [
     "The city council met on Monday to discuss the budget. Members argued for hours about school funding. "
@@ -57,7 +57,7 @@ def test_the_graph_scores_every_sentence_as_torch_does(graph_dir: Path, monkeypa
     assert isinstance(onnx.model, OnnxModel)
     torch_path = Summarizer.from_pretrained(graph_dir, backend="torch")
     # The long document's two sections go to calls of their own, each over the windows of a call.
-    monkeypatch.setattr("summarizer.onnx_model.MAX_WINDOWS_PER_CALL", 4)
+    monkeypatch.setattr("summarizer.modeling.onnx_model.MAX_WINDOWS_PER_CALL", 4)
     assert [len(s.features.windows) > 4 for s in onnx.prepare([TEXTS[-1]])[0].sections] == [True, True]
     _assert_same(_scores(onnx, TEXTS), _scores(torch_path, TEXTS))
 
@@ -68,7 +68,9 @@ def test_calls_hold_whole_rows_up_to_a_number_of_windows() -> None:
 
 
 def test_an_encoder_without_token_types_exports_and_scores_alike(tiny_distilbert_dir: Path, tmp_path: Path) -> None:
-    model = BertSumModel.from_encoder(tiny_distilbert_dir, head=TINY_HEAD, pooling="mean", features={"centrality": True})
+    model = BertSumModel.from_encoder(
+        tiny_distilbert_dir, head=TINY_HEAD, pooling="mean", features={"centrality": True}
+    )
     export(model, load_tokenizer(tiny_distilbert_dir), tmp_path)
     export_graph(model, load_tokenizer(tiny_distilbert_dir), tmp_path)
     onnx = Summarizer.from_pretrained(tmp_path)  # auto: the graph, on the CPU in fp32
@@ -96,12 +98,13 @@ def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
 def test_summarize_runs_without_torch_or_transformers(tmp_path: Path) -> None:
     """`pip install bertsum` alone: the ONNX path imports neither."""
     (tmp_path / "one.txt").write_text(TEXTS[0], encoding="utf-8")
-    code = WITHOUT_TORCH + "from summarizer.cli import main; status = main(sys.argv[1:]); print(status)"
+    code = WITHOUT_TORCH + "from summarizer.cli.command import main; status = main(sys.argv[1:]); print(status)"
     done = _run(code, str(tmp_path / "one.txt"), "-k", "2")
     assert done.stderr == ""
     assert done.stdout.splitlines()[-1] == "0" and len(done.stdout.splitlines()) == 3
     imported = _run(
-        "import sys, summarizer.cli; from summarizer import Summarizer; Summarizer.from_pretrained().summarize('A b c d. E f g h.');"
+        "import sys, summarizer.cli.command; from summarizer import Summarizer; "
+        "Summarizer.from_pretrained().summarize('A b c d. E f g h.');"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'transformers', 'onnx'}))"
     )
     assert imported.stdout.strip() == "[]", imported.stderr
@@ -109,18 +112,23 @@ def test_summarize_runs_without_torch_or_transformers(tmp_path: Path) -> None:
 
 def test_a_directory_without_a_graph_takes_torch_or_says_how_to_add_it(tiny_model_dir: Path, tmp_path: Path) -> None:
     assert isinstance(Summarizer.from_pretrained(tiny_model_dir).model, BertSumModel)
-    with pytest.raises(InputError, match=r"no ONNX graph \(model.onnx\): add it with `python -m summarizer.onnx_export"):
+    with pytest.raises(
+        InputError, match=r"no ONNX graph \(model.onnx\): add it with `python -m summarizer.modeling.onnx_export"
+    ):
         Summarizer.from_pretrained(tiny_model_dir, backend="onnx")
     (tmp_path / "one.txt").write_text(TEXTS[0], encoding="utf-8")
-    code = WITHOUT_TORCH + "from summarizer.cli import main; raise SystemExit(main(sys.argv[1:]))"
+    code = WITHOUT_TORCH + "from summarizer.cli.command import main; raise SystemExit(main(sys.argv[1:]))"
     done = _run(code, "--model", str(tiny_model_dir), str(tmp_path / "one.txt"))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == (
         f"summarize: {tiny_model_dir}: no ONNX graph (model.onnx) and torch is not installed: add it with "
-        f"`python -m summarizer.onnx_export {tiny_model_dir}` (needs pip install 'bertsum[torch]')\n"
+        f"`python -m summarizer.modeling.onnx_export {tiny_model_dir}` (needs pip install 'bertsum[torch]')\n"
     )
     done = _run(code, "--backend", "torch", str(tmp_path / "one.txt"))
-    assert (done.returncode, done.stderr) == (2, "summarize: the torch backend needs torch and transformers: pip install 'bertsum[torch]'\n")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "summarize: the torch backend needs torch and transformers: pip install 'bertsum[torch]'\n",
+    )
 
 
 def test_the_onnx_backend_refuses_what_it_cannot_run(graph_dir: Path) -> None:
@@ -138,7 +146,10 @@ def test_the_onnx_backend_refuses_what_it_cannot_run(graph_dir: Path) -> None:
         (lambda d: (d / GRAPH_FILE).write_bytes(b""), "model.onnx: not a usable graph for this model: "),
         (lambda d: _save_weights_with(d, half=True), "model.onnx: not a usable graph for this model: "),
         (lambda d: _save_weights_with(d, half=False), "model.onnx: written for other weights than "),
-        (lambda d: (d / "tokenizer.json").write_text("{", encoding="utf-8"), "tokenizer.json: cannot read the tokenizer: "),
+        (
+            lambda d: (d / "tokenizer.json").write_text("{", encoding="utf-8"),
+            "tokenizer.json: cannot read the tokenizer: ",
+        ),
     ],
 )
 def test_a_graph_that_cannot_be_used_is_one_line(graph_dir: Path, tmp_path: Path, damage, message: str) -> None:
@@ -152,8 +163,8 @@ def test_a_graph_that_cannot_be_used_is_one_line(graph_dir: Path, tmp_path: Path
 
 def _save_weights_with(directory: Path, half: bool) -> None:
     """The weights saved again, in float16 (shorter), or after a large tensor (moved)."""
-    from safetensors.torch import load_file, save_file
     import torch
+    from safetensors.torch import load_file, save_file
 
     weights = load_file(str(directory / "model.safetensors"))
     if half:
@@ -167,7 +178,10 @@ def test_the_export_command_adds_the_graph(tiny_model_dir: Path, tmp_path: Path)
     directory = tmp_path / "model"
     shutil.copytree(tiny_model_dir, directory)
     done = subprocess.run(
-        [sys.executable, "-m", "summarizer.onnx_export", str(directory)], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "summarizer.modeling.onnx_export", str(directory)],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, f"wrote {directory / GRAPH_FILE}\n", "")
     assert isinstance(Summarizer.from_pretrained(directory).model, OnnxModel)

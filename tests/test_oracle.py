@@ -13,9 +13,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from rouge_score.tokenize import tokenize as rouge_tokenize
 
-from summarizer.oracle import greedy_oracle, greedy_oracle_words, oracle_targets, rouge_words
-from summarizer.sentences import reference_sentences, split_sentences
-
+from summarizer.text.sentences import reference_sentences, split_sentences
+from summarizer.text.words import rouge_words
+from summarizer.training.oracle import greedy_oracle, greedy_oracle_words, oracle_targets
 
 # BERTSUM's set-union oracle, as the preprocessing benchmark compares against it.
 _REFERENCE = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "bench_preprocess.py"))
@@ -169,6 +169,4 @@ def test_cnndm_agrees_with_the_set_union_oracle(shared_data: Path) -> None:
     for row in rows:
         sentences = [rouge_words(s) for s in split_sentences(row["article"])]
         reference = [w for s in reference_sentences(row["highlights"]) for w in rouge_words(s)]
-        assert greedy_oracle_words(sentences, reference, 3) == set_union_oracle(sentences, reference, 3), row[
-            "id"
-        ]
+        assert greedy_oracle_words(sentences, reference, 3) == set_union_oracle(sentences, reference, 3), row["id"]

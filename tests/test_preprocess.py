@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 from tokenizers import normalizers
 
-from summarizer import preprocess as preprocess_module
-from summarizer.batch import collate
-from summarizer.centrality import WORD_PATTERNS
-from summarizer.data import Document, LoadedData
-from summarizer.features import FeatureBuilder, FeatureConfig
-from summarizer.model import load_tokenizer
-from summarizer.oracle import greedy_oracle, oracle_targets
-from summarizer.preprocess import LabelConfig, preprocess
-from summarizer.sentences import reference_sentences, split_sentences
+from summarizer.modeling.batch import collate
+from summarizer.modeling.features import FeatureBuilder, FeatureConfig
+from summarizer.modeling.modeling_bertsum import load_tokenizer
+from summarizer.text.centrality import WORD_PATTERNS
+from summarizer.text.sentences import reference_sentences, split_sentences
+from summarizer.training import preprocess as preprocess_module
+from summarizer.training.data import Document, LoadedData
+from summarizer.training.oracle import greedy_oracle, oracle_targets
+from summarizer.training.preprocess import LabelConfig, preprocess
 
 DOCUMENTS = [
     Document(
@@ -56,9 +56,7 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> type[_Counting]:
 
 def test_columns_and_labels(tokenizer, tmp_path: Path) -> None:
     config = FeatureConfig()
-    dataset = preprocess(
-        _data(), tokenizer, config, LabelConfig(oracle_size=2), num_proc=1, cache_dir=tmp_path
-    )
+    dataset = preprocess(_data(), tokenizer, config, LabelConfig(oracle_size=2), num_proc=1, cache_dir=tmp_path)
     assert dataset.column_names == [
         *("id", "sentences", "reference", "labels"),
         *("input_ids", "cls_positions", "sentence_indices", "token_type_ids"),
@@ -139,9 +137,7 @@ def test_any_change_misses_the_cache(
     preprocess(_data(), tokenizer, FeatureConfig(), num_proc=1, cache_dir=tmp_path)
     arguments: dict[str, Any] = {"features": FeatureConfig(), "labels": LabelConfig()}
     arguments.update((k, v) for k, v in change.items() if k != "fingerprint")
-    preprocess(
-        _data(change.get("fingerprint", "fixed")), tokenizer, num_proc=1, cache_dir=tmp_path, **arguments
-    )
+    preprocess(_data(change.get("fingerprint", "fixed")), tokenizer, num_proc=1, cache_dir=tmp_path, **arguments)
     assert counting.calls == 2
 
 
@@ -159,9 +155,7 @@ def test_cache_follows_the_tokenizer_definition_not_its_padding(
     assert counting.calls == 2
 
 
-def test_cache_dir_defaults_to_bertsum_cache(
-    tokenizer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_cache_dir_defaults_to_bertsum_cache(tokenizer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BERTSUM_CACHE", str(tmp_path / "elsewhere"))
     preprocess(_data(), tokenizer, FeatureConfig(), num_proc=1)
     assert len(list((tmp_path / "elsewhere" / "features").iterdir())) == 1
@@ -173,9 +167,7 @@ def test_without_labels_every_label_is_zero(tokenizer, tmp_path: Path) -> None:
 
 
 def test_encoder_without_token_types(tiny_distilbert_dir: Path, tmp_path: Path) -> None:
-    dataset = preprocess(
-        _data(), load_tokenizer(tiny_distilbert_dir), FeatureConfig(), num_proc=1, cache_dir=tmp_path
-    )
+    dataset = preprocess(_data(), load_tokenizer(tiny_distilbert_dir), FeatureConfig(), num_proc=1, cache_dir=tmp_path)
     assert "token_type_ids" not in dataset.column_names
     assert dataset[0]["labels"] == [1, 0, 0]
 

@@ -11,13 +11,12 @@ from pathlib import Path
 import pytest
 from test_cli import ARTICLE, OTHER
 
-from summarizer.api import Summarizer
-from summarizer.cli import main
+from summarizer.cli.command import main
+from summarizer.modeling.pipeline import Summarizer
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'bertsum[ray]')")
+pytest.importorskip("ray.data")  # which makes ray.data an attribute of ray
 pytestmark = pytest.mark.slow
-
-import ray.data  # noqa: E402
 
 from summarizer.ray import Summarize, summarize_dataset  # noqa: E402
 
@@ -67,16 +66,23 @@ def test_each_actor_computes_with_the_cpus_ray_gave_it(cluster: None, tiny_model
 def test_summarize_dataset_reads_and_writes_parquet(cluster: None, tiny_model_dir: Path, tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
     source.write_text("".join(json.dumps({"body": text, "summary": "a reference"}) + "\n" for text in TEXTS[:2]))
-    dataset = summarize_dataset(ray.data.read_json(str(source)), str(tiny_model_dir), concurrency=1, text_field="body", prefix="bertsum_")
+    dataset = summarize_dataset(
+        ray.data.read_json(str(source)), str(tiny_model_dir), concurrency=1, text_field="body", prefix="bertsum_"
+    )
     dataset.write_parquet(str(tmp_path / "out"))
     back = ray.data.read_parquet(str(tmp_path / "out")).take_all()
     assert [row["body"] for row in back] == TEXTS[:2] and [row["summary"] for row in back] == ["a reference"] * 2
     assert all(row["bertsum_summary"] and row["bertsum_error"] is None for row in back)
-    with pytest.raises(Exception, match=r"the input already has a column 'summary'; give the added columns a prefix \(--prefix, prefix=\)"):
+    with pytest.raises(
+        Exception,
+        match=r"the input already has a column 'summary'; give the added columns a prefix \(--prefix, prefix=\)",
+    ):
         summarize_dataset(ray.data.read_json(str(source)), str(tiny_model_dir), text_field="body").take_all()
 
 
-def test_the_command_on_ray_writes_what_it_writes_without(cluster: None, tiny_model_dir: Path, tmp_path: Path, capsys) -> None:
+def test_the_command_on_ray_writes_what_it_writes_without(
+    cluster: None, tiny_model_dir: Path, tmp_path: Path, capsys
+) -> None:
     source = tmp_path / "corpus.jsonl"
     source.write_text("".join(json.dumps({"id": i, "text": text}) + "\n" for i, text in enumerate(TEXTS)))
     outputs = {}
@@ -84,9 +90,14 @@ def test_the_command_on_ray_writes_what_it_writes_without(cluster: None, tiny_mo
         outputs[name] = tmp_path / f"{name}.jsonl"
         code = main(["--model", str(tiny_model_dir), str(source), "-o", str(outputs[name]), "-k", "2", *extra])
         assert code == 1  # rows 3 and 4 have no text
-        assert capsys.readouterr().err.splitlines() == [f"summarize: {source}, row 3: empty text", f"summarize: {source}, row 4: no text (null)"]
+        assert capsys.readouterr().err.splitlines() == [
+            f"summarize: {source}, row 3: empty text",
+            f"summarize: {source}, row 4: no text (null)",
+        ]
     ray_rows, rows = ([json.loads(line) for line in outputs[name].read_text().splitlines()] for name in ("ray", "here"))
-    assert [(r["id"], r["summary"], r["indices"], r["error"]) for r in ray_rows] == [(r["id"], r["summary"], r["indices"], r["error"]) for r in rows]
+    assert [(r["id"], r["summary"], r["indices"], r["error"]) for r in ray_rows] == [
+        (r["id"], r["summary"], r["indices"], r["error"]) for r in rows
+    ]
 
     assert main(["--model", str(tiny_model_dir), str(source), "--ray", "--text-field", "body"]) == 2
     out, err = capsys.readouterr()
@@ -95,6 +106,9 @@ def test_the_command_on_ray_writes_what_it_writes_without(cluster: None, tiny_mo
 
 
 def test_nothing_else_imports_ray() -> None:
-    code = "import sys, summarizer.cli, summarizer.api, summarizer.corpus, summarizer.train; print('ray' in sys.modules)"
+    code = (
+        "import sys, summarizer.cli.command, summarizer.modeling.pipeline, summarizer.cli.corpus, "
+        "summarizer.training.train; print('ray' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "False", done.stderr

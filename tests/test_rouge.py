@@ -1,6 +1,6 @@
 import pytest
 
-from summarizer.rouge import bootstrap_interval, rouge
+from summarizer.training.rouge import bootstrap_interval, rouge
 
 
 @pytest.mark.parametrize("language", ["english", "english_web"])

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from summarizer.selection import SelectionConfig, select_sentences
+from summarizer.modeling.selection import SelectionConfig, select_sentences
 
 SENTENCES = [
     "The council approved the new budget on Monday.",  # 0
@@ -71,9 +71,7 @@ def test_only_scored_sentences_are_candidates():
     assert select_sentences(SENTENCES, [1, 4], [0.1, 0.2], SelectionConfig(k=3)) == [1, 4]
 
 
-@pytest.mark.parametrize(
-    "options", [{"k": 0}, {"ratio": 0.0}, {"ratio": 1.5}, {"max_words": 0}, {"order": "random"}]
-)
+@pytest.mark.parametrize("options", [{"k": 0}, {"ratio": 0.0}, {"ratio": 1.5}, {"max_words": 0}, {"order": "random"}])
 def test_invalid_settings_are_rejected(options):
     with pytest.raises(ValueError):
         SelectionConfig(**options)

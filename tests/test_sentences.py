@@ -1,4 +1,4 @@
-"""Sentence splitting: Punkt with shipped parameters, within the paragraphs of `summarizer.layout`."""
+"""Sentence splitting: Punkt with shipped parameters, within the paragraphs of `summarizer.text.layout`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from summarizer.layout import paragraphs, wrap_width
-from summarizer.sentences import MAX_PIECE_CHARS, available_languages, punkt_tokenizer, split_sentences
+from summarizer.text.layout import paragraphs, wrap_width
+from summarizer.text.sentences import MAX_PIECE_CHARS, available_languages, punkt_tokenizer, split_sentences
 
 
 @pytest.mark.parametrize(
@@ -122,7 +122,7 @@ _SENTENCES = st.lists(_PIECES, max_size=5).map(lambda pieces: " ".join(["The", *
 def test_a_line_read_in_windows_splits_as_the_whole_line(line: str) -> None:
     """Windows end between words, so every break Punkt decides inside one is decided as it would be
     on the whole line (windows of 120 characters here hold several sentence ends)."""
-    with patch("summarizer.sentences.MAX_PIECE_CHARS", 120):
+    with patch("summarizer.text.sentences.MAX_PIECE_CHARS", 120):
         assert split_sentences(line) == punkt_tokenizer("english").tokenize(line.strip())
 
 
@@ -133,7 +133,9 @@ def test_a_long_line_reaches_punkt_in_short_pieces(monkeypatch):
     seen = []
     for name in ("tokenize", "span_tokenize"):
         method = getattr(tokenizer, name)
-        monkeypatch.setattr(tokenizer, name, lambda text, *rest, method=method: seen.append(len(text)) or method(text, *rest))
+        monkeypatch.setattr(
+            tokenizer, name, lambda text, *rest, method=method: seen.append(len(text)) or method(text, *rest)
+        )
     assert split_sentences(" ".join(sentences)) == sentences
     assert len(seen) > 10 and max(seen) <= MAX_PIECE_CHARS
 

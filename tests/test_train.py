@@ -16,17 +16,17 @@ from pytorch_lightning.callbacks import Callback
 from pytorch_lightning.strategies import DDPStrategy
 from safetensors.torch import load_file
 
-from summarizer import train as train_module
-from summarizer.api import Summarizer
-from summarizer.batch import collate
-from summarizer.config import ConfigError, TrainConfig, load_config
-from summarizer.data import load_documents
 from summarizer.errors import InputError
-from summarizer.evaluate import evaluate
-from summarizer.features import DocumentFeatures, FeatureBuilder
-from summarizer.model import BertSumModel, load_tokenizer
-from summarizer.sentences import split_sentences
-from summarizer.train import TrainResult, build_trainer, export_model, main, train
+from summarizer.modeling.batch import collate
+from summarizer.modeling.features import DocumentFeatures, FeatureBuilder
+from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.text.sentences import split_sentences
+from summarizer.training import train as train_module
+from summarizer.training.data import load_documents
+from summarizer.training.evaluate import evaluate
+from summarizer.training.settings import ConfigError, TrainConfig, load_config
+from summarizer.training.train import TrainResult, build_trainer, export_model, main, train
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "tiny.yaml"
@@ -159,7 +159,9 @@ def test_long_document_trains_and_every_sentence_is_scored(tiny_run: TrainResult
     assert len(set(scores.tolist())) == sentences
 
 
-def test_bf16_mixed_run_with_centrality_clips_gradients(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
+def test_bf16_mixed_run_with_centrality_clips_gradients(
+    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path
+) -> None:
     """Lightning refuses to clip a fused AdamW's gradients under bf16-mixed too, not only 16-mixed.
 
     With centrality on, its projection trains too, at the head's learning rate.
@@ -263,15 +265,24 @@ def test_unusable_encoder_and_runs_dir_exit_2(
     blocker.write_text("")
     args = ["--config", str(TINY), *tiny_overrides(tiny_encoder_dir, synthetic, tmp_path / "runs")]
     assert main([*args, f"model.encoder={not_a_model}"]) == 2
-    assert f"python -m summarizer.train: model.encoder: {not_a_model}: not a Hugging Face model" in capsys.readouterr().err
+    assert (
+        f"python -m summarizer.train: model.encoder: {not_a_model}: not a Hugging Face model" in capsys.readouterr().err
+    )
     assert main([*args, f"output.runs_dir={blocker}"]) == 2
-    assert f"python -m summarizer.train: output.runs_dir: cannot write the run directory {blocker / 'tiny'}" in capsys.readouterr().err
+    assert (
+        f"python -m summarizer.train: output.runs_dir: cannot write the run directory {blocker / 'tiny'}"
+        in capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize(
     ("raised", "code", "stderr"),
     [
-        (RuntimeError("out of memory\nmore detail"), 1, "python -m summarizer.train: unexpected error: RuntimeError: out of memory (--debug shows more)\n"),
+        (
+            RuntimeError("out of memory\nmore detail"),
+            1,
+            "python -m summarizer.train: unexpected error: RuntimeError: out of memory (--debug shows more)\n",
+        ),
         (KeyboardInterrupt(), 130, "python -m summarizer.train: interrupted\n"),
     ],
 )
@@ -302,7 +313,9 @@ def bad_runs(tiny_encoder_dir: Path, tmp_path_factory: pytest.TempPathFactory) -
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     cwd = tmp_path_factory.mktemp("bad-runs")
     running = {
-        override: subprocess.Popen([*command, override], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        override: subprocess.Popen(
+            [*command, override], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         for override in BAD_RUNS
     }
     outputs = {override: p.communicate(timeout=180) for override, p in running.items()}
@@ -363,7 +376,11 @@ def test_only_the_top_layers_and_the_head_change(tiny_encoder_dir: Path, synthet
     before = load_file(str(tiny_encoder_dir / "model.safetensors"))
     result = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path, *ONE_PASS))
     after = load_file(str(result.export_dir / "model.safetensors"))
-    changed = {k.removeprefix("encoder.") for k in after if k not in {f"encoder.{b}" for b in before} or not torch.equal(after[k], before[k.removeprefix("encoder.")])}
+    changed = {
+        k.removeprefix("encoder.")
+        for k in after
+        if k not in {f"encoder.{b}" for b in before} or not torch.equal(after[k], before[k.removeprefix("encoder.")])
+    }
     assert changed and all(k.startswith(("encoder.layer.1.", "head.")) for k in changed)
     assert any(k.startswith("encoder.layer.1.") for k in changed)
 
@@ -404,10 +421,19 @@ def test_a_run_resumes_mid_epoch_from_its_last_periodic_checkpoint(
 
 def test_snapshots_must_fall_on_whole_steps(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"output.snapshots: each must be a multiple of .* \(4\)"):
-        tiny_config(tiny_encoder_dir, synthetic, tmp_path, "data.batch_size=2", "trainer.accumulate_grad_batches=2", "output.snapshots=[6]")
+        tiny_config(
+            tiny_encoder_dir,
+            synthetic,
+            tmp_path,
+            "data.batch_size=2",
+            "trainer.accumulate_grad_batches=2",
+            "output.snapshots=[6]",
+        )
 
 
-def test_compact_export_needs_the_packaged_encoder_and_trainable_layers(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
+def test_compact_export_needs_the_packaged_encoder_and_trainable_layers(
+    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path
+) -> None:
     with pytest.raises(ConfigError, match=r"output.compact: needs a packaged model.encoder \(null or a name\)"):
         tiny_config(tiny_encoder_dir, synthetic, tmp_path, "output.compact=true", "model.trainable_layers=1")
     with pytest.raises(ConfigError, match="output.compact: .* and model.trainable_layers"):
@@ -418,16 +444,24 @@ def test_compact_export_needs_the_packaged_encoder_and_trainable_layers(tiny_enc
 
 @pytest.mark.parametrize(
     ("capability", "flags", "expected"),
-    [("AVX2", "avx2 fma", "32-true"), ("AVX512", "avx512f avx512bw", "32-true"), ("AVX512", "avx512f avx512_bf16", "bf16-mixed")],
+    [
+        ("AVX2", "avx2 fma", "32-true"),
+        ("AVX512", "avx512f avx512bw", "32-true"),
+        ("AVX512", "avx512f avx512_bf16", "bf16-mixed"),
+    ],
 )
-def test_auto_precision_takes_bf16_only_where_the_cpu_computes_it(monkeypatch, capability: str, flags: str, expected: str) -> None:
+def test_auto_precision_takes_bf16_only_where_the_cpu_computes_it(
+    monkeypatch, capability: str, flags: str, expected: str
+) -> None:
     monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: capability)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(train_module.Path, "read_text", lambda self, *a, **k: f"flags : {flags}\n")
     assert train_module.auto_precision() == expected
 
 
-def test_the_test_split_is_built_as_the_trained_model_reads_documents(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
+def test_the_test_split_is_built_as_the_trained_model_reads_documents(
+    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path
+) -> None:
     # Training truncates here; the test documents are scored from features the exported model would build.
     truncated = ("model.features.truncate=true", "model.features.max_sentences=2")
     config = tiny_config(tiny_encoder_dir, synthetic, tmp_path, *truncated)

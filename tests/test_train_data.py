@@ -10,11 +10,11 @@ import pytest
 import torch
 from pytorch_lightning.utilities.rank_zero import rank_zero_only
 
-from summarizer.config import ConfigError, load_config
-from summarizer.data import Document, LoadedData
-from summarizer.datamodule import LengthGroupedSampler, _hold_out, one_window
-from summarizer.heads import InterSentenceHead
-from summarizer.train import build_datamodule, build_trainer
+from summarizer.modeling.modeling_bertsum import InterSentenceHead
+from summarizer.training.data import Document, LoadedData
+from summarizer.training.datamodule import LengthGroupedSampler, _hold_out, one_window
+from summarizer.training.settings import ConfigError, load_config
+from summarizer.training.train import build_datamodule, build_trainer
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 _RNG = random.Random(1)
@@ -74,9 +74,15 @@ def test_every_trainer_argument_reaches_lightning_untouched(tmp_path: Path) -> N
         (["optim.scheduler=steps"], "optim.scheduler: scheduler must be one of"),
         (["checkpoint.monitor=val_bleu"], "checkpoint.monitor: monitor must be one of"),
         (["trainer=3"], "trainer: expected a section of settings, got 3"),
-        (["trainer.max_epoch=2"], "trainer.max_epoch: not an argument of pytorch_lightning.Trainer .did you mean max_epochs"),
+        (
+            ["trainer.max_epoch=2"],
+            "trainer.max_epoch: not an argument of pytorch_lightning.Trainer .did you mean max_epochs",
+        ),
         (["trainer.logger=false"], "trainer.logger: set by training itself, not a setting"),
-        (["trainer.limit_val_batches=[1]"], "trainer.limit_val_batches: expected an integer or a number or null, got .1.$"),
+        (
+            ["trainer.limit_val_batches=[1]"],
+            "trainer.limit_val_batches: expected an integer or a number or null, got .1.$",
+        ),
         (["seed.value=3"], "seed: is a value, not a section"),
         (["max_epochs"], "an override looks like section.key=value"),
         (["data.validation_fraction=0.2"], "set validation: null to hold out"),
@@ -182,7 +188,11 @@ def test_one_window_cuts_the_row_to_one_window_and_its_sentences() -> None:
     assert first["first_sentence"] == 0 and first["labels"] == [0.0, 1.0] and len(first["input_ids"]) == 1
     later = {one_window(row, 0.0, random.Random(seed))["first_sentence"] for seed in range(20)}
     assert later == {2, 5}
-    cut = one_window(row, 0.0, random.Random(next(s for s in range(20) if one_window(row, 0.0, random.Random(s))["first_sentence"] == 2)))
+    cut = one_window(
+        row,
+        0.0,
+        random.Random(next(s for s in range(20) if one_window(row, 0.0, random.Random(s))["first_sentence"] == 2)),
+    )
     assert cut["labels"] == [2.0, 3.0, 4.0] and cut["sentence_indices"] == [2, 3, 4]
     assert cut["sentence_features"] == [[2.0, 0.0], [3.0, 0.0], [4.0, 0.0]] and cut["cls_positions"] == [[0, 4, 8]]
     assert one_window(_row([[0, 4]]), 0.0, random.Random(0))["first_sentence"] == 0  # a single window is the first
@@ -194,4 +204,6 @@ def test_the_head_places_each_row_at_its_first_sentence() -> None:
     sentences, mask = torch.randn(2, 3, 8), torch.ones(2, 3, dtype=torch.bool)
     assert torch.equal(head(sentences, mask, torch.zeros(2, dtype=torch.long)), head(sentences, mask))
     shifted = head(sentences, mask, torch.tensor([0, 5]))
-    assert torch.equal(shifted[0], head(sentences, mask)[0]) and not torch.allclose(shifted[1], head(sentences, mask)[1])
+    assert torch.equal(shifted[0], head(sentences, mask)[0]) and not torch.allclose(
+        shifted[1], head(sentences, mask)[1]
+    )

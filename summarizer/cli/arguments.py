@@ -1,0 +1,190 @@
+"""Argument types, usage errors and exit statuses shared by the command-line tools."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Iterator
+
+from summarizer.errors import InputError, OutputError, first_line
+from summarizer.modeling.backends import BACKENDS
+from summarizer.modeling.precision import PRECISIONS
+from summarizer.modeling.selection import ORDERS, SelectionConfig
+
+# Signals that end a run like an interrupt does: temporary files removed, status 128 + number.
+_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class UsageError(Exception):
+    """Arguments that cannot work together."""
+
+
+class Terminated(BaseException):
+    """A SIGTERM or SIGHUP: unwinds the run (removing temporary files) like an interrupt."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def add_debug_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--debug", action="store_true", help="show the full detail and traceback of an error")
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """--model, --batch-size, --device, --precision and --backend: which model runs, and how."""
+    parser.add_argument(
+        "--model",
+        help="a built-in model (news, the default, or news-accurate) or an exported model directory "
+        "(default: $BERTSUM_MODEL_DIR, else news)",
+    )
+    parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
+    parser.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda (default cpu)")
+    parser.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        default="fp32",
+        help="fp32 (default), bf16, or int8 on a CPU (faster, see README)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="auto",
+        help="onnx (ONNX Runtime: CPU, fp32), torch, or auto (default): onnx where the model has its graph",
+    )
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser, summaries: bool) -> None:
+    """-k or --ratio, and --no-trigram-blocking; for `summaries` also --max-words and --order
+    (evaluation compares systems at a sentence count, in document order)."""
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("-k", type=positive_int, default=3, help="sentences per summary (default 3)")
+    length.add_argument("--ratio", type=fraction, help="fraction of each document's sentences, e.g. 0.3")
+    if summaries:
+        length.add_argument("--max-words", type=positive_int, help="at most this many words")
+    parser.add_argument("--no-trigram-blocking", action="store_true", help="allow sentences that repeat a word trigram")
+    if summaries:
+        parser.add_argument("--order", choices=ORDERS, default="document", help="sentence order in the summary")
+
+
+def selection_from(args: argparse.Namespace) -> SelectionConfig:
+    """The selection the arguments of `add_selection_arguments` ask for."""
+    return SelectionConfig(
+        k=args.k,
+        ratio=args.ratio,
+        max_words=getattr(args, "max_words", None),
+        trigram_blocking=not args.no_trigram_blocking,
+        order=getattr(args, "order", "document"),
+    )
+
+
+def positive_int(value: str) -> int:
+    """A whole number of at least 1."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {value!r}")
+    return number
+
+
+def fraction(value: str) -> float:
+    """A number in (0, 1]."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0.0
+    if not 0.0 < number <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {value!r}")
+    return number
+
+
+def run_command(
+    parser: argparse.ArgumentParser,
+    argv: list[str] | None,
+    run: Callable[[argparse.Namespace], int],
+    report: Callable[[str], None],
+) -> int:
+    """Parse `argv` and `run` the command under `run_guarded`; returns the exit status (argparse's
+    2 for usage errors, 0 after --help)."""
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else 2
+    return run_guarded(parser, lambda: run(args), report, args.debug)
+
+
+def run_guarded(
+    parser: argparse.ArgumentParser, run: Callable[[], int], report: Callable[[str], None], debug: bool = False
+) -> int:
+    """`run()`'s exit status; errors end with a one-line message on stderr, never a traceback.
+
+    Usage, model and data errors give 2, an output that cannot be written 1, SIGINT 130, SIGTERM
+    143 and SIGHUP 129 (temporary files removed), a reader closing stdout 141 quietly, as for
+    Unix tools, anything else 1. `debug` adds the traceback (and the cause of a model error).
+    """
+    try:
+        with _ending_signals_raise():
+            return run()
+    except UsageError as error:
+        parser.print_usage(sys.stderr)
+        report(f"error: {error}")
+        return 2
+    except (InputError, OutputError) as error:
+        if debug:
+            traceback.print_exception(error)
+        report(str(error))
+        return 2 if isinstance(error, InputError) else 1
+    except KeyboardInterrupt:
+        report("interrupted")
+        return 128 + signal.SIGINT
+    except Terminated as stop:
+        report(f"stopped by {stop}")
+        return 128 + stop.signum
+    except BrokenPipeError:  # the reader of stdout went away (`... | head`)
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+    except Exception as error:  # anything else still ends with a message, not a traceback
+        if debug:
+            traceback.print_exc()
+        report(
+            f"unexpected error: {type(error).__name__}: {first_line(error)}"
+            + ("" if debug else " (--debug shows more)")
+        )
+        return 1
+
+
+@contextlib.contextmanager
+def _ending_signals_raise() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise `Terminated` while the run lasts (in the main thread only).
+
+    A signal set to be ignored (`nohup`) stays ignored; a forked worker that inherits the
+    handler ends as the signal's default action would, without a traceback of its own.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+
+    def stop(signum: int, frame: object) -> None:
+        if os.getpid() != owner:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated(signum)
+
+    previous = {
+        number: signal.signal(number, stop) for number in _ENDING_SIGNALS if signal.getsignal(number) != signal.SIG_IGN
+    }
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)

@@ -1,0 +1,383 @@
+"""The `summarize` command: summarize files, directories or stdin with a trained model.
+
+Each input file is one document, read in the format its extension names (plain text, Markdown,
+HTML or PDF; `--input-format` overrides it; stdin is plain text unless told). Exit status: 0
+when every input was summarized, 1 when some input or output failed (each reported on stderr,
+the rest still summarized), 2 for usage errors and models that cannot be loaded; 130, 143
+and 129 when stopped by SIGINT, SIGTERM or SIGHUP, 141 when the reader of stdout goes away
+(quietly, as Unix tools do).
+Outputs appear whole or not at all; inputs are regular files or stdin, of bounded size.
+Above 250 lines: what the command guarantees about its inputs and outputs (README) is its
+whole job, kept in one place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import itertools
+import json
+import os
+import stat
+import sys
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO
+
+from tqdm import tqdm
+
+from summarizer.cli.arguments import (
+    UsageError,
+    add_debug_flag,
+    add_model_arguments,
+    add_selection_arguments,
+    positive_int,
+    run_command,
+    selection_from,
+)
+from summarizer.cli import corpus
+from summarizer.cli.files import atomic_writer, checked
+from summarizer.errors import InputError, OutputError
+from summarizer.modeling.pipeline import Summarizer, Summary
+from summarizer.text.documents import FORMATS as INPUT_FORMATS
+from summarizer.text.documents import Document, format_of, read_document
+
+PROG = "summarize"
+FORMATS = ("text", "json", "jsonl", "html")
+EXTENSIONS = {"text": ".txt", "json": ".json", "jsonl": ".jsonl", "html": ".html"}
+STDIN = "-"
+MAX_INPUT_MB = 10  # default limit on one input's size
+PROGRESS_DELAY = 2.0  # seconds of work before a progress bar appears
+_FILE_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input document: a file, or stdin when `path` is None."""
+
+    path: Path | None
+    name: str  # as shown in messages and outputs
+    relative: Path  # where its output goes under an output directory
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Summarize text files by extracting their most important sentences.",
+        epilog="Exit status: 0 all summarized, 1 some input or output failed, 2 usage or model error.",
+    )
+    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="files, directories (recursive) or - for stdin")
+    parser.add_argument(
+        "--input-format",
+        choices=INPUT_FORMATS,
+        help="read every input as this format (default: by extension: .md markdown, .html/.htm html, "
+        ".pdf pdf, any other and stdin plain text)",
+    )
+    add_selection_arguments(parser, summaries=True)
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        help="output file, or directory (existing, or named with a trailing /) for one output per input file",
+    )
+    add_model_arguments(parser)
+    parser.add_argument(
+        "--max-input-mb",
+        type=positive_int,
+        default=MAX_INPUT_MB,
+        help=f"refuse an input larger than this many megabytes (default {MAX_INPUT_MB})",
+    )
+    corpus.add_arguments(parser)
+    add_debug_flag(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; returns the exit status."""
+    return run_command(build_parser(), argv, _run, _report)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if corpus.wanted(args):
+        return corpus.run(args, _report)
+    output = Path(args.output) if args.output else None
+    sources, failed = collect_sources(args.inputs, exclude=output)
+    if not sources:
+        return 1
+    to_directory = output is not None and (output.is_dir() or args.output.endswith(("/", os.sep)))
+    check_outputs(sources, output, args.format, to_directory)
+    summarizer = Summarizer.from_pretrained(
+        args.model, device=args.device, precision=args.precision, backend=args.backend
+    )
+    options = asdict(selection_from(args))
+    # A progress bar on stderr, for a person at a terminal, once the work takes a few seconds:
+    # files when there are several, else the sentences of the one document.
+    several = len(sources) > 1
+    progress = tqdm(
+        total=len(sources) if several else None,
+        unit="file" if several else "sentence",
+        file=sys.stderr,
+        disable=not sys.stderr.isatty(),
+        delay=PROGRESS_DELAY,
+    )
+    pending: deque[Source] = deque()
+    limit = args.max_input_mb * 1_000_000
+
+    def texts() -> Iterator[Document]:
+        nonlocal failed
+        for source in sources:
+            try:
+                text = read_source(source, limit, args.input_format)
+            except InputError as error:
+                _report(str(error))
+                progress.update()
+                failed = True
+                continue
+            pending.append(source)
+            yield text
+
+    def sentences_scored(done: int, total: int) -> None:
+        progress.total = total
+        progress.update(done - progress.n)  # drawn only after PROGRESS_DELAY
+
+    summaries = summarizer.summarize_batch(
+        texts(), args.batch_size, progress=None if several else sentences_scored, **options
+    )
+    results = ((pending.popleft(), summary) for summary in summaries)
+    advance = progress.update if several else lambda: None
+    try:
+        if to_directory:
+            for source, summary in results:
+                target = output / source.relative.with_suffix(EXTENSIONS[args.format])
+                try:
+                    with atomic_writer(target) as out:
+                        write_one(out, args.format, source, summary)
+                except OutputError as error:
+                    _report(str(error))
+                    failed = True
+                advance()
+        else:
+            written = write_all(output, args.format, results, several, advance)
+            failed = failed or not written
+    finally:
+        progress.close()
+    return 1 if failed else 0
+
+
+def collect_sources(inputs: list[str], exclude: Path | None = None) -> tuple[list[Source], bool]:
+    """The files named by `inputs` (directories walked recursively, hidden entries skipped).
+
+    Returns them and whether some input was missing (reported on stderr). `exclude` (the
+    output location) is never read as input.
+    """
+    if inputs.count(STDIN) > 1:
+        raise UsageError("stdin (-) can be read only once")
+    excluded = exclude.resolve() if exclude is not None else None
+    sources: list[Source] = []
+    failed = False
+    for item in inputs:
+        if item == STDIN:
+            sources.append(Source(None, "<stdin>", Path("stdin")))
+            continue
+        path = Path(item)
+        if path.is_dir():
+            root = path.resolve()
+            # Earlier outputs written inside the directory are not inputs (unless it is the output).
+            skip = excluded if excluded not in (None, root, *root.parents) else None
+            files = [
+                file
+                for file in sorted(path.rglob("*"))
+                if file.is_file()
+                and not any(part.startswith(".") for part in file.relative_to(path).parts)
+                and not (skip is not None and skip in (file.resolve(), *file.resolve().parents))
+            ]
+            if not files:
+                _report(f"{path}: no files in this directory")
+                failed = True
+            sources.extend(Source(file, str(file), file.relative_to(path)) for file in files)
+        elif path.is_file():
+            sources.append(Source(path, str(path), Path(path.name)))
+        else:
+            _report(f"{path}: {_not_a_file(path)}")
+            failed = True
+    return sources, failed
+
+
+def check_outputs(sources: list[Source], output: Path | None, output_format: str, to_directory: bool) -> None:
+    """Refuse outputs that would collide with each other or overwrite an input."""
+    if output is None:
+        return
+    inputs = {source.path.resolve(): source.name for source in sources if source.path is not None}
+    if not to_directory:
+        if output.resolve() in inputs:
+            raise UsageError(f"the output {output} would overwrite its input")
+        return
+    seen: dict[Path, str] = {}
+    for source in sources:
+        target = (output / source.relative.with_suffix(EXTENSIONS[output_format])).resolve()
+        if target in inputs:
+            raise UsageError(f"the output for {source.name} would overwrite the input {inputs[target]}")
+        if target in seen:
+            raise UsageError(f"{seen[target]} and {source.name} would both be written to {target}")
+        seen[target] = source.name
+
+
+def _not_a_file(path: Path) -> str:
+    """Why `path`, neither a directory nor a regular file, is not read."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "no such file or directory"
+    except OSError as error:
+        return f"cannot read: {error.strerror or error}"
+    kind = _FILE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
+    return f"{kind}, not a regular file; pipe it to standard input (-) instead"
+
+
+def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_format: str | None = None) -> Document:
+    """The running text of `source` (at most `limit` bytes), read as `input_format` or the
+    format of its extension; an `InputError` naming it otherwise."""
+    try:
+        if source.path is None:
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with source.path.open("rb") as file:
+                data = file.read(limit + 1)
+    except OSError as error:
+        raise InputError(f"{source.name}: cannot read: {error.strerror or error}") from None
+    if len(data) > limit:
+        raise InputError(
+            f"{source.name}: larger than the input limit of {limit / 1_000_000:g} MB (raise it with --max-input-mb)"
+        )
+    format = input_format or ("text" if source.path is None else format_of(source.path))
+    document = read_document(data, format, source.name)
+    if not document.paragraphs:
+        blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
+        raise InputError(
+            f"{source.name}: " + ("empty file" if blank else f"no running text found in this {format} file")
+        )
+    return document
+
+
+def write_all(
+    target: Path | None,
+    output_format: str,
+    results: Iterator[tuple[Source, Summary]],
+    several: bool,
+    advance: Callable[[], object],
+) -> bool:
+    """Write every summary to `target` (stdout when None); False when there was none.
+
+    A file target appears only when at least one summary was written.
+    """
+    if target is None:
+        return _write_stream(checked(sys.stdout, "standard output"), output_format, results, several, advance)
+    first = next(results, None)
+    if first is None:
+        return False
+    with atomic_writer(target) as out:
+        return _write_stream(out, output_format, itertools.chain([first], results), several, advance)
+
+
+def _write_stream(
+    out: IO[str],
+    output_format: str,
+    results: Iterator[tuple[Source, Summary]],
+    several: bool,
+    advance: Callable[[], object],
+) -> bool:
+    count = 0
+    for source, summary in results:
+        if count == 0:
+            opening = {"json": "[\n", "html": _html_head("Summaries" if several else source.name)}
+            out.write(opening.get(output_format, ""))
+        if output_format == "text":
+            out.write(("\n" if count else "") + (f"==> {source.name} <==\n" if several else "") + _text(summary))
+        elif output_format == "json":
+            out.write((",\n" if count else "") + json.dumps(_record(source, summary), ensure_ascii=False, indent=2))
+        elif output_format == "jsonl":
+            out.write(json.dumps(_record(source, summary), ensure_ascii=False) + "\n")
+        else:
+            out.write(_html_section(source, summary))
+        out.flush()
+        count += 1
+        advance()
+    if count:
+        out.write({"json": "\n]\n", "html": _HTML_TAIL}.get(output_format, ""))
+        out.flush()  # within the run, so that a failure here is reported like any other
+    return count > 0
+
+
+def write_one(out: IO[str], output_format: str, source: Source, summary: Summary) -> None:
+    """One document's output, as written to its own file."""
+    if output_format == "text":
+        out.write(_text(summary))
+    elif output_format == "json":
+        out.write(json.dumps(_record(source, summary), ensure_ascii=False, indent=2) + "\n")
+    elif output_format == "jsonl":
+        out.write(json.dumps(_record(source, summary), ensure_ascii=False) + "\n")
+    else:
+        out.write(_html_head(source.name) + _html_section(source, summary) + _HTML_TAIL)
+
+
+def _text(summary: Summary) -> str:
+    return "".join(f"{sentence}\n" for sentence in summary.sentences)
+
+
+def _record(source: Source, summary: Summary) -> dict[str, object]:
+    return {
+        "file": source.name,
+        "summary": str(summary),
+        "sentences": summary.sentences,
+        "indices": summary.indices,
+        "scores": [round(score, 6) for score in summary.scores],
+    }
+
+
+_HTML_STYLE = (
+    "body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.5}"
+    "mark{background:#fff3a0}.score{font-size:.75em;color:#555;margin-left:.2em}"
+    ".summary{background:#f6f6f6;padding:.5em 1em;border-left:4px solid #e0c000}"
+)
+_HTML_TAIL = "</body>\n</html>\n"
+
+
+def _html_head(title: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{_HTML_STYLE}</style>\n</head>\n<body>\n"
+    )
+
+
+def _html_section(source: Source, summary: Summary) -> str:
+    """The summary, then the whole document in its paragraphs, chosen sentences highlighted
+    with their scores."""
+    chosen = set(summary.indices)
+    paragraphs: dict[int, list[str]] = {}
+    for index, (sentence, score, paragraph) in enumerate(
+        zip(summary.document, summary.sentence_scores, summary.sentence_paragraphs)
+    ):
+        text = html.escape(sentence)
+        title = f' title="score {score:.3f}"' if score is not None else ""
+        if index in chosen:
+            part = f'<mark{title}>{text}</mark><span class="score">{score:.3f}</span>'
+        else:
+            part = f"<span{title}>{text}</span>"
+        paragraphs.setdefault(paragraph, []).append(part)
+    items = "".join(f"<li>{html.escape(sentence)}</li>\n" for sentence in summary.sentences)
+    body = "".join(f"<p>{' '.join(parts)}</p>\n" for parts in paragraphs.values())
+    return (
+        f"<section>\n<h2>{html.escape(source.name)}</h2>\n"
+        f'<div class="summary">\n<h3>Summary</h3>\n<ol>\n{items}</ol>\n</div>\n{body}</section>\n'
+    )
+
+
+def _report(message: str) -> None:
+    tqdm.write(f"{PROG}: {message}", file=sys.stderr)  # above the progress bar when there is one

@@ -1,0 +1,266 @@
+"""Write a model's scoring network as one ONNX graph beside its weights (`model.onnx`).
+
+    python -m summarizer.modeling.onnx_export MODEL_DIR     # adds model.onnx to a model directory
+
+Training's export writes the graph with the weights; this command adds it to a directory saved
+without one (by an earlier release, or by hand). The graph is traced with `torch.onnx.export`
+(the dynamo exporter) from `ScoringGraph`: the model's own forward pass over a `Batch` built
+from the graph's inputs, every dimension dynamic. Its initializers then become external data pointing
+into the safetensors files the weights are saved in (`onnx_model`), so that the file holds
+the structure only (about 0.1 MB for the built-in model). Needs torch, transformers,
+onnx and onnxscript (`bertsum[torch]`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import logging
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import onnx
+import torch
+from torch import nn
+
+from summarizer.cli.arguments import add_debug_flag, run_command
+from summarizer.modeling.arrays import collate_arrays
+from summarizer.modeling.backends import GRAPH_FILE
+from summarizer.modeling.batch import Batch
+from summarizer.modeling.features import FeatureBuilder
+from summarizer.modeling.modeling_bertsum import encoder_position_limit
+from summarizer.modeling.onnx_model import (
+    BASE_WEIGHTS,
+    OUTPUT,
+    SPECIAL_TOKENS,
+    OnnxModel,
+    header_digest,
+    read_header,
+    weight_files,
+)
+
+# Types of safetensors' tensors as ONNX names them.
+_SAFETENSORS_TYPES = {
+    "F64": onnx.TensorProto.DOUBLE, "F32": onnx.TensorProto.FLOAT, "F16": onnx.TensorProto.FLOAT16,
+    "BF16": onnx.TensorProto.BFLOAT16, "I64": onnx.TensorProto.INT64, "I32": onnx.TensorProto.INT32,
+    "I8": onnx.TensorProto.INT8, "U8": onnx.TensorProto.UINT8, "BOOL": onnx.TensorProto.BOOL,
+}  # fmt: skip
+OPSET = 20  # what torch's exporter writes by default; ONNX Runtime 1.17 and later run it
+# Sentences for the example batch the graph is traced with: two documents, one of several
+# windows, so that no dimension is taken for a constant.
+_EXAMPLE = "The committee met on Monday to discuss the new budget for schools and roads."
+
+
+class ScoringGraph(nn.Module):
+    """`model` as the graph runs it: named arrays of a batch in (`layout.collate_arrays`), the
+    probability of each sentence out."""
+
+    def __init__(self, model: nn.Module, input_names: list[str]) -> None:
+        super().__init__()
+        self.model = model
+        self.input_names = input_names
+
+    def forward(self, *arrays: torch.Tensor) -> torch.Tensor:
+        given = dict(zip(self.input_names, arrays))
+        unused = given["sentence_mask"].new_zeros(0, dtype=torch.long)  # what this model's pooling does not read
+        batch = Batch(
+            input_ids=given["input_ids"],
+            attention_mask=given["attention_mask"],
+            token_type_ids=given.get("token_type_ids"),
+            cls_window=given.get("cls_window", unused),
+            cls_position=given.get("cls_position", unused),
+            sentence_slot=given.get("sentence_slot", unused),
+            sentence_mask=given["sentence_mask"],
+            labels=given["sentence_mask"].float(),
+            token_slot=given.get("token_slot"),
+            sentence_features=given.get("sentence_features"),
+            first_sentence=given["first_sentence"],
+        )
+        return torch.sigmoid(self.model(batch).float())
+
+
+def graph_inputs(model: nn.Module, uses_token_types: bool) -> list[str]:
+    """The arrays of a batch that `model`'s forward pass reads."""
+    names = ["input_ids", "attention_mask"] + (["token_type_ids"] if uses_token_types else [])
+    names += ["token_slot"] if model.pooling.needs_token_slots else ["cls_window", "cls_position", "sentence_slot"]
+    names += (
+        ["sentence_mask"] + (["sentence_features"] if model.config.features.centrality else []) + ["first_sentence"]
+    )
+    return names
+
+
+def _dynamic_shapes(names: list[str], max_tokens: int) -> tuple[dict[int, torch.export.Dim], ...]:
+    windows, tokens = torch.export.Dim("windows"), torch.export.Dim("tokens", max=max_tokens)
+    documents, slots, sentences = (
+        torch.export.Dim("documents"),
+        torch.export.Dim("slots"),
+        torch.export.Dim("sentences"),
+    )
+    by_layout = {
+        "windows": {0: windows, 1: tokens},
+        "sentences": {0: sentences},
+        "grid": {0: documents, 1: slots},
+        "documents": {0: documents},
+    }
+    layout = {
+        "input_ids": "windows", "attention_mask": "windows", "token_type_ids": "windows", "token_slot": "windows",
+        "cls_window": "sentences", "cls_position": "sentences", "sentence_slot": "sentences",
+        "sentence_mask": "grid", "sentence_features": "grid", "first_sentence": "documents",
+    }  # fmt: skip
+    return tuple(by_layout[layout[name]] for name in names)
+
+
+def export_graph(model: nn.Module, tokenizer, directory: str | Path) -> Path:
+    """Write `directory`/model.onnx for `model` (a `BertSumModel`), whose weights and config are
+    already saved in `directory` (`save_pretrained` or `save_compact`); returns its path."""
+    directory = Path(directory)
+    if next(model.parameters()).device.type != "cpu" or next(model.parameters()).dtype != torch.float32:
+        model = copy.deepcopy(model).to("cpu", torch.float32)  # traced on the CPU in fp32, the graph's
+    training = model.training
+    try:
+        model.eval()
+        return _export(model, tokenizer, directory)
+    finally:
+        model.train(training)  # a snapshot's export leaves training as it was
+
+
+def _export(model: nn.Module, tokenizer, directory: Path) -> Path:
+    builder = FeatureBuilder(tokenizer, model.config.features.for_inference(), model.config.language)
+    names = graph_inputs(model, builder.uses_token_types)
+    documents = [[_EXAMPLE] * 2, [_EXAMPLE] * (model.config.features.max_window_tokens // 8)]
+    rows = [features.to_columns() for features in builder.batch(documents)]
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    arrays = collate_arrays(rows, pad, token_slots=model.pooling.needs_token_slots)
+    example = tuple(torch.from_numpy(arrays[name]) for name in names)
+    loggers = [logging.getLogger(name) for name in ("torch.onnx", "onnx_ir", "onnxscript")]
+    levels = [logger.level for logger in loggers]
+    fastpath = torch.backends.mha.get_fastpath_enabled()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # the exporter's notes on dimension names and its own internals
+        for logger in loggers:
+            logger.setLevel(logging.ERROR)
+        # The head's layers as written (PyTorch's fused inference kernel for them, traced, let
+        # the documents of one call change each other's scores).
+        torch.backends.mha.set_fastpath_enabled(False)
+        try:
+            program = _trace(model, names, example)
+        finally:
+            torch.backends.mha.set_fastpath_enabled(fastpath)
+            for logger, level in zip(loggers, levels):
+                logger.setLevel(level)
+    graph = program.model_proto
+    buffers = {name for name, _ in model.named_buffers()}
+    digests = _point_into(graph, weight_files(directory, model.config.base_encoder), buffers)
+    special = dict(zip(SPECIAL_TOKENS, map(str, [builder.cls_id, builder.sep_id, pad])))
+    onnx.helper.set_model_props(graph, {**special, **digests})
+    target = directory / GRAPH_FILE
+    staging = directory / f".{GRAPH_FILE}.{os.getpid()}"  # renamed over the target once whole
+    staging.write_bytes(graph.SerializeToString())
+    os.replace(staging, target)
+    _check(model, builder, pad, directory)
+    return target
+
+
+def _trace(model: nn.Module, names: list[str], example: tuple[torch.Tensor, ...]) -> torch.onnx.ONNXProgram:
+    """`model` as an ONNX program, every dimension of the `example` batch dynamic."""
+    return torch.onnx.export(
+        ScoringGraph(model, names),
+        example,
+        input_names=names,
+        output_names=[OUTPUT],
+        dynamic_shapes=(
+            _dynamic_shapes(names, encoder_position_limit(model.config.encoder)),
+        ),  # one entry: the *arrays of forward
+        opset_version=OPSET,
+        dynamo=True,
+        optimize=False,  # ONNX Runtime optimizes as it loads; folding here would bake weights into the file
+        external_data=False,
+        verbose=False,
+    )
+
+
+def _check(model: nn.Module, builder: FeatureBuilder, pad: int, directory: Path) -> None:
+    """Remove the graph and raise unless it scores a batch shaped unlike the traced one (one
+    document, one window) as `model` does. The graph reads the weights as saved (a compact model
+    keeps float16), so scores may differ by that rounding, never by more than `tolerance`."""
+    tolerance = 1e-2
+    rows = [
+        features.to_columns() for features in builder.batch([[_EXAMPLE, "Members argued for hours about funding."]])
+    ]
+    expected = model.score_rows(rows, pad)
+    try:
+        got = OnnxModel.from_pretrained(directory).score_rows(rows, pad)
+        differs = max(abs(a - b) for a, b in zip(expected[0], got[0]))
+    except Exception as error:
+        differs = error
+    if not (isinstance(differs, float) and differs <= tolerance):
+        (directory / GRAPH_FILE).unlink()
+        raise ValueError(f"the exported graph does not score as the model does ({differs})")
+
+
+def _point_into(graph: onnx.ModelProto, files: dict[str, Path], buffers: set[str]) -> dict[str, str]:
+    """Turn `graph`'s initializers (the parameters of the traced `ScoringGraph`) into external
+        data pointing into the safetensors `files` (`onnx_model.weight_files`); a tensor stored in
+        another type is read in that type and cast once; `buffers` not saved
+    with the weights stay in the graph. Also drop what only helps debugging (each
+        node's stack trace, intermediate shapes). Returns each file's header digest, by the name
+        the graph gives the file."""
+    stored, digests = {}, {}  # parameter name: (file name, its entry in the header, where the data begins)
+    for location, path in reversed(files.items()):  # the model's own file last: it wins
+        header, tensors, begin = read_header(path)
+        prefix = "encoder." if location == BASE_WEIGHTS else ""
+        stored.update(
+            {prefix + name: (location, entry, begin) for name, entry in tensors.items() if name != "__metadata__"}
+        )
+        digests[f"{location}.header"] = header_digest(header)
+    casts = []
+    for tensor in graph.graph.initializer:
+        name = tensor.name.removeprefix("model.")  # ScoringGraph's attribute
+        if name not in stored:
+            if name in buffers:  # a constant the model builds (position ids): small, kept in the graph
+                continue
+            raise ValueError(f"the graph reads {name}, which the model's weight files do not hold")
+        location, entry, begin = stored[name]
+        if list(entry["shape"]) != list(tensor.dims):
+            raise ValueError(f"{name}: shape {entry['shape']} in {location}, {list(tensor.dims)} in the graph")
+        start, end = entry["data_offsets"]
+        kind = _SAFETENSORS_TYPES[entry["dtype"]]
+        if kind != tensor.data_type:  # read as stored under its own name, cast to the name the graph reads
+            casts.append(onnx.helper.make_node("Cast", [name], [tensor.name], to=tensor.data_type))
+            tensor.name, tensor.data_type = name, kind
+        tensor.ClearField("raw_data")
+        del tensor.external_data[:]
+        for key, value in (("location", location), ("offset", str(begin + start)), ("length", str(end - start))):
+            tensor.external_data.add(key=key, value=value)
+        tensor.data_location = onnx.TensorProto.EXTERNAL
+    nodes = [*casts, *graph.graph.node]
+    del graph.graph.node[:]
+    graph.graph.node.extend(nodes)
+    for node in graph.graph.node:
+        del node.metadata_props[:]
+    del graph.graph.value_info[:]
+    return digests
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m summarizer.modeling.onnx_export", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("model", type=Path, help="a bertsum model directory")
+    add_debug_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from summarizer.modeling.pipeline import Summarizer
+
+        summarizer = Summarizer.from_pretrained(args.model, backend="torch")
+        target = export_graph(summarizer.model, summarizer.builder.tokenizer, args.model)
+        print(f"wrote {target}")
+        return 0
+
+    return run_command(parser, argv, run, lambda message: print(f"onnx_export: {message}", file=sys.stderr))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,210 @@
+"""The scoring network as one ONNX graph, run by ONNX Runtime: inference without torch or transformers.
+
+A model directory may hold `model.onnx` beside `config.json` and `model.safetensors`: the whole
+network (encoder, pooling, centrality projection, head, and the sigmoid of its logits) as one
+graph, written by `summarizer.modeling.onnx_export`. The graph file holds no weights, so it stays small:
+its initializers are ONNX external data that point into the safetensors files themselves (the
+model's own `model.safetensors` and, for a compact model, the packaged encoder's), at each
+tensor's offset, in its stored type (float16 tensors are cast to float32 inside the graph, once,
+as ONNX Runtime loads it). The files are mapped into memory and handed to ONNX Runtime by name;
+the graph's metadata holds a digest of each file's header (names, types, shapes, offsets), so a
+graph never reads weights laid out otherwise than when it was written, and the ids of the
+tokenizer's special tokens. The tokenizer is the directory's (or the packaged encoder's)
+`tokenizer.json`, read with `tokenizers`.
+
+Loading never runs code from the directory and never reaches the network: the graph is read as
+bytes (no path from which to resolve other files), its weights come only from the safetensors
+files above, and a graph ONNX Runtime cannot use is one line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime
+from tokenizers import Tokenizer
+
+from summarizer.errors import InputError, first_line
+from summarizer.modeling.arrays import collate_arrays
+from summarizer.modeling.backends import GRAPH_FILE, add_graph_hint
+from summarizer.modeling.features import FeatureConfig
+from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
+from summarizer.text.sentences import check_language
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+BASE_WEIGHTS = "encoder.safetensors"  # how a graph names the packaged encoder's weights (compact models)
+TOKENIZER_FILE = "tokenizer.json"
+OUTPUT = "scores"  # [documents, max_sentences]: the probability of each sentence, as sigmoid(logits)
+# The graph's metadata: the ids of the special tokens the windows are built with.
+SPECIAL_TOKENS = ("cls_token_id", "sep_token_id", "pad_token_id")
+# One call holds the windows of whole sections: at most this many, unless one section has more.
+# The head reads all the windows of a section at once; a section has at most 512 sentences.
+MAX_WINDOWS_PER_CALL = 32
+
+
+@dataclass(frozen=True)
+class GraphConfig:
+    """What inference reads of a model's `config.json`."""
+
+    language: str
+    features: FeatureConfig
+    base_encoder: str | None
+
+
+@dataclass(frozen=True)
+class GraphTokenizer:
+    """A `tokenizers.Tokenizer` with what `FeatureBuilder` reads of a transformers tokenizer."""
+
+    backend_tokenizer: Tokenizer
+    cls_token_id: int
+    sep_token_id: int
+    pad_token_id: int
+    model_input_names: list[str] = field(default_factory=list)
+
+
+def read_graph_config(directory: Path) -> GraphConfig:
+    """The settings of the model in `directory` that inference needs (a `config.json` with
+    model_type "bertsum", as every release that writes graphs saves it)."""
+    path = directory / CONFIG_FILE
+    if not path.is_file():
+        raise InputError(f"{directory}: not a bertsum model directory (no {CONFIG_FILE})")
+    settings = read_json(path)
+    if settings.get("model_type") != "bertsum":
+        raise InputError(f"{path}: not a bertsum model (model_type {settings.get('model_type')!r})")
+    base = settings.get("base_encoder")
+    if base is not None and base not in BASE_ENCODERS:
+        raise InputError(f"{path}: base_encoder must be one of {', '.join(BASE_ENCODERS)}, got {base!r}")
+    try:
+        language = settings.get("language", "english")
+        check_language(language)
+        features = FeatureConfig(**(settings.get("features") or {}))
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{path}: invalid settings: {first_line(error)}") from None
+    return GraphConfig(language, features, base)
+
+
+def weight_files(directory: Path, base_encoder: str | None) -> dict[str, Path]:
+    """The safetensors files a graph's weights are read from, by the name its external data
+    gives each: the model's own, and for a compact model the packaged encoder's."""
+    files = {WEIGHTS_FILE: directory / WEIGHTS_FILE}
+    if base_encoder:
+        files[BASE_WEIGHTS] = base_encoder_dir(base_encoder) / WEIGHTS_FILE
+    for path in files.values():
+        if not path.is_file():
+            raise InputError(f"{path.parent}: not a bertsum model directory (no {WEIGHTS_FILE})")
+    return files
+
+
+def read_header(path: Path) -> tuple[bytes, dict[str, Any], int]:
+    """The header of a safetensors file as bytes and as JSON, and where its data begins: each
+    tensor's `data_offsets` count from there."""
+    try:
+        with path.open("rb") as file:
+            size = int.from_bytes(file.read(8), "little")
+            header = file.read(size)
+        tensors = json.loads(header)
+    except (OSError, ValueError, MemoryError) as error:
+        raise InputError(f"{path}: cannot read the weights: {first_line(error)}") from None
+    if len(header) != size or not isinstance(tensors, dict):
+        raise InputError(f"{path}: cannot read the weights: not a safetensors file")
+    return header, tensors, 8 + size
+
+
+def header_digest(header: bytes) -> str:
+    return hashlib.sha256(header).hexdigest()
+
+
+class OnnxModel:
+    """A bertsum model's graph in an ONNX Runtime session, with its settings (`config`) and
+    tokenizer; scores sentences as `BertSumModel` does, from numpy arrays."""
+
+    def __init__(
+        self,
+        session: onnxruntime.InferenceSession,
+        config: GraphConfig,
+        tokenizer: GraphTokenizer,
+        weights: list[np.ndarray],
+    ) -> None:
+        self.session = session
+        self.config = config
+        self.tokenizer = tokenizer
+        self.input_names = [i.name for i in session.get_inputs()]
+        self._weights = weights  # ONNX Runtime reads them from this memory: kept while the session lives
+
+    @classmethod
+    def from_pretrained(cls, directory: str | Path, threads: int = 0) -> OnnxModel:
+        """The model in `directory` (which holds `model.onnx`); an `InputError` names what does
+        not fit. `threads`: ONNX Runtime's threads per call (0: one per core)."""
+        directory = Path(directory)
+        config = read_graph_config(directory)
+        path = directory / GRAPH_FILE
+        if not path.is_file():
+            raise InputError(f"{directory}: no ONNX graph ({GRAPH_FILE}): {add_graph_hint(directory)}")
+        files = weight_files(directory, config.base_encoder)
+        # The files as they are on disk, mapped (not read) into memory: the graph's external data
+        # points into them, tensor by tensor.
+        try:
+            contents = [np.memmap(weights, dtype=np.uint8, mode="r") for weights in files.values()]
+        except (OSError, ValueError) as error:  # unreadable, or empty
+            raise InputError(f"{directory}: cannot read the weights: {first_line(error)}") from None
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.log_severity_level = 3  # errors only: its warnings are not the user's business
+        options.add_external_initializers_from_files_in_memory(list(files), contents, [len(c) for c in contents])
+        try:
+            session = onnxruntime.InferenceSession(path.read_bytes(), options, providers=["CPUExecutionProvider"])
+        except Exception as error:  # ONNX Runtime raises its own types (Fail, InvalidProtobuf, InvalidGraph...)
+            raise InputError(f"{path}: not a usable graph for this model: {first_line(error)}") from None
+        metadata = session.get_modelmeta().custom_metadata_map
+        outputs = [o.name for o in session.get_outputs()]
+        if outputs != [OUTPUT] or not all(metadata.get(name, "").isdigit() for name in SPECIAL_TOKENS):
+            raise InputError(f"{path}: not a bertsum graph (no {OUTPUT!r} output or no special token ids)")
+        for name, weights in files.items():  # the tensors sit where they sat when the graph was written
+            if metadata.get(f"{name}.header") != header_digest(read_header(weights)[0]):
+                raise InputError(f"{path}: written for other weights than {weights}: {add_graph_hint(directory)}")
+        tokenizer_dir = base_encoder_dir(config.base_encoder) if config.base_encoder else directory
+        try:
+            backend = Tokenizer.from_file(str(tokenizer_dir / TOKENIZER_FILE))
+        except Exception as error:  # missing or damaged: tokenizers raises its own Exception
+            raise InputError(
+                f"{tokenizer_dir / TOKENIZER_FILE}: cannot read the tokenizer: {first_line(error)}"
+            ) from None
+        inputs = [i.name for i in session.get_inputs()]
+        tokenizer = GraphTokenizer(backend, *(int(metadata[name]) for name in SPECIAL_TOKENS), model_input_names=inputs)
+        return cls(session, config, tokenizer, contents)
+
+    def score_rows(
+        self, rows: Sequence[Mapping[str, Any]], pad_token_id: int, max_windows_per_pass: int | None = None
+    ) -> list[list[float]]:
+        """The probability of each scored sentence of each row (a document's or section's
+        features, `DocumentFeatures.to_columns`), in calls of whole rows holding at most
+        MAX_WINDOWS_PER_CALL windows (a row with more is a call of its own). The graph reads
+        the windows of a call at once: `max_windows_per_pass` is torch's setting."""
+        scores: list[list[float]] = []
+        for start, end in _calls([len(row["input_ids"]) for row in rows], MAX_WINDOWS_PER_CALL):
+            arrays = collate_arrays(rows[start:end], pad_token_id, token_slots="token_slot" in self.input_names)
+            (probabilities,) = self.session.run([OUTPUT], {name: arrays[name] for name in self.input_names})
+            scores.extend(
+                probabilities[i, : len(row["sentence_indices"])].tolist() for i, row in enumerate(rows[start:end])
+            )
+        return scores
+
+
+def _calls(windows: Sequence[int], limit: int) -> list[tuple[int, int]]:
+    """Consecutive ranges of rows with at most `limit` windows in all (a row over it alone)."""
+    ranges, start, held = [], 0, 0
+    for i, count in enumerate(windows):
+        if i > start and held + count > limit:
+            ranges.append((start, i))
+            start, held = i, 0
+        held += count
+    if windows:
+        ranges.append((start, len(windows)))
+    return ranges

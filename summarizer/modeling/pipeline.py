@@ -1,0 +1,332 @@
+"""The library interface: load a model once, summarize one text or a stream of them.
+
+Data flows document (text, Markdown, HTML or PDF) -> paragraphs -> sentences -> features ->
+batch -> scores -> selection. A `Summarizer` holds no per-call state, so one instance can
+serve several threads at once.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from summarizer.errors import InputError, first_line
+from summarizer.modeling.arrays import length_batches
+from summarizer.modeling.backends import check_backend, resolve_backend
+from summarizer.modeling.features import DocumentFeatures, FeatureBuilder
+from summarizer.modeling.precision import check_precision
+from summarizer.modeling.selection import SelectionConfig, select_sentences
+from summarizer.resources import base_encoder_dir, model_dir
+from summarizer.text.documents import Document, check_format, read_document
+from summarizer.text.layout import paragraphs as text_paragraphs
+from summarizer.text.sentences import paragraph_sentences
+
+# A document: its text (or bytes: a PDF's, or UTF-8 text) in the format the call names, a
+# `Document` already read, or its sentences already split.
+Text = str | bytes | Document | Sequence[str]
+T = TypeVar("T")
+CHUNK_BATCHES = 8  # summarize_batch reads at most this many batches of documents ahead
+MAX_WINDOWS_PER_PASS = 8  # encoder windows per forward pass at inference: 8 used 270 MB less than 32 at the same speed
+# A longer document is scored in sections of at most this many sentences (centrality and the head's
+# attention within each, sentence positions true to the document), so that time and memory
+# grow linearly with its length. Longer than any document of the published evaluations.
+SECTION_SENTENCES = 512
+Progress = Callable[[int, int], None]  # (sentences scored, sentences in all) of the documents read so far
+
+if TYPE_CHECKING:  # the ONNX Runtime path imports neither torch nor transformers
+    import torch
+    from transformers import PreTrainedTokenizerBase
+
+    from summarizer.modeling.batch import Batch
+    from summarizer.modeling.modeling_bertsum import BertSumModel
+    from summarizer.modeling.onnx_model import GraphTokenizer, OnnxModel
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The chosen sentences of one document, their indices and scores, in summary order.
+
+    `document` holds every sentence of the document, `sentence_scores` the score of each
+    (None for sentences too short to be scored) and `sentence_paragraphs` the paragraph each
+    belongs to (0 for all of a document given as sentences). Scores are probabilities in [0, 1].
+    """
+
+    sentences: list[str]
+    indices: list[int]
+    scores: list[float]
+    document: list[str]
+    sentence_scores: list[float | None]
+    sentence_paragraphs: list[int]
+
+    def __str__(self) -> str:
+        return " ".join(self.sentences)
+
+
+@dataclass(frozen=True)
+class Section:
+    """`size` sentences of a document from sentence `first` on, as encoder windows (indices
+    relative to `first`)."""
+
+    first: int
+    size: int
+    features: DocumentFeatures
+
+    @property
+    def num_tokens(self) -> int:
+        return sum(len(window.input_ids) for window in self.features.windows)
+
+
+@dataclass(frozen=True)
+class PreparedDocument:
+    """A document split into sentences (`paragraphs`: the paragraph of each), its sections
+    turned into encoder windows."""
+
+    sentences: list[str]
+    sections: list[Section]
+    paragraphs: list[int]
+
+
+class Summarizer:
+    """Scores sentences with a model and selects a summary: a `BertSumModel` (torch, in eval
+    mode) with its transformers tokenizer, or an `OnnxModel` (ONNX Runtime) with its own.
+
+    Whatever `truncate` and `max_sentences` the model was trained with, windows here cover
+    the whole document and every sentence is scored, so any sentence of a long document can
+    be chosen. The torch encoder reads at most `max_windows_per_pass` windows per call, which
+    bounds the memory a long document needs (ONNX Runtime calls hold a bounded number of windows).
+    """
+
+    def __init__(
+        self,
+        model: BertSumModel | OnnxModel,
+        tokenizer: PreTrainedTokenizerBase | GraphTokenizer,
+        max_windows_per_pass: int | None = MAX_WINDOWS_PER_PASS,
+    ) -> None:
+        if max_windows_per_pass is not None and max_windows_per_pass < 1:
+            raise ValueError(f"max_windows_per_pass must be at least 1 or None, got {max_windows_per_pass}")
+        self.model = model
+        self.language = model.config.language
+        self.max_windows_per_pass = max_windows_per_pass
+        self.builder = FeatureBuilder(tokenizer, model.config.features.for_inference(), self.language)
+        self.pad_token_id: int = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        path: str | Path | None = None,
+        device: str | torch.device = "cpu",
+        precision: str = "fp32",
+        backend: str = "auto",
+    ) -> Summarizer:
+        """Load a built-in model by name (`news`, `news-accurate`) or an exported model
+        directory, never from the network.
+
+        The default is `$BERTSUM_MODEL_DIR` if set, else the built-in `news` model. `precision`:
+        fp32, bf16 or int8 (CPU only), see `summarizer.modeling.precision`. `backend`: "onnx" (ONNX
+        Runtime, CPU, fp32), "torch", or "auto": ONNX Runtime where it can run the model
+        (`summarizer.modeling.backends`).
+        """
+        check_precision(precision)  # before anything is loaded
+        check_backend(backend)
+        directory = model_dir(path)
+        if not directory.exists():
+            raise InputError(f"{directory}: no such model directory")
+        if resolve_backend(directory, str(device), precision, backend) == "onnx":
+            from summarizer.modeling.onnx_model import OnnxModel
+
+            model = OnnxModel.from_pretrained(directory)
+            return cls(model, model.tokenizer)
+        from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
+        from summarizer.modeling.precision import with_precision
+
+        try:
+            model = with_precision(BertSumModel.from_pretrained(directory).to(device), precision)
+            base = model.config.base_encoder  # a compact model reads its base encoder's tokenizer
+            tokenizer = load_tokenizer(base_encoder_dir(base) if base else directory)
+        except InputError:
+            raise
+        except Exception as error:  # damaged files raise many types (OSError, ValueError, SafetensorError...)
+            raise InputError(f"{directory}: cannot load the model: {first_line(error)}") from error
+        return cls(model, tokenizer)
+
+    def summarize(
+        self,
+        text: Text,
+        k: int = 3,
+        ratio: float | None = None,
+        max_words: int | None = None,
+        trigram_blocking: bool = True,
+        order: str = "document",
+        format: str = "text",
+    ) -> Summary:
+        """Summary of one document: text (or bytes) in `format` (text, markdown, html or pdf),
+        a `Document`, or a list of sentences already split."""
+        return next(self.summarize_batch([text], 1, k, ratio, max_words, trigram_blocking, order, format=format))
+
+    def summarize_batch(
+        self,
+        texts: Iterable[Text],
+        batch_size: int = 16,
+        k: int = 3,
+        ratio: float | None = None,
+        max_words: int | None = None,
+        trigram_blocking: bool = True,
+        order: str = "document",
+        progress: Progress | None = None,
+        format: str = "text",
+    ) -> Iterator[Summary]:
+        """Summaries of `texts`, yielded lazily in input order: each text (or bytes) read in
+        `format` (text, markdown, html or pdf), a `Document`, or a list of sentences.
+
+        Reads at most `batch_size * CHUNK_BATCHES` documents ahead of what it has yielded and
+        batches documents (or sections of long ones) of similar length together, so any number
+        of documents fits in bounded memory. Options are checked before any document is read.
+        `progress(done, total)` hears of each batch scored: sentences of the documents read so far.
+        """
+        if isinstance(texts, (str, bytes, Document)):
+            raise TypeError("summarize_batch takes an iterable of documents; use summarize for one text")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        selection = SelectionConfig(k, ratio, max_words, trigram_blocking, order)
+        check_format(format)
+        return self._stream(iter(texts), batch_size, selection, progress, format)
+
+    def _stream(
+        self, texts: Iterator[Text], batch_size: int, selection: SelectionConfig, progress: Progress | None, format: str
+    ) -> Iterator[Summary]:
+        size = batch_size * CHUNK_BATCHES
+        prepared = (self.prepare(chunk, i * size, format) for i, chunk in enumerate(_chunks(texts, size)))
+        return self._summaries(prepared, batch_size, selection, progress)
+
+    def summarize_prepared(
+        self,
+        documents: Sequence[PreparedDocument],
+        batch_size: int = 16,
+        selection: SelectionConfig = SelectionConfig(),
+    ) -> Iterator[Summary]:
+        """Summaries of documents already prepared (`prepare`, `from_features`), scored exactly
+        as `summarize_batch` scores them."""
+        return self._summaries(_chunks(iter(documents), batch_size * CHUNK_BATCHES), batch_size, selection, None)
+
+    def _summaries(
+        self,
+        chunks: Iterable[list[PreparedDocument]],
+        batch_size: int,
+        selection: SelectionConfig,
+        progress: Progress | None,
+    ) -> Iterator[Summary]:
+        done = total = 0
+        for prepared in chunks:
+            sections = [section for document in prepared for section in document.sections]
+            total += sum(len(document.sentences) for document in prepared)
+            scores: list[list[float]] = [[] for _ in sections]
+            for group in length_batches([section.num_tokens for section in sections], batch_size):
+                for position, section_scores in zip(group, self.score([sections[i] for i in group])):
+                    scores[position] = section_scores
+                if progress is not None:
+                    done += sum(sections[i].size for i in group)
+                    progress(done, total)
+            in_order = iter(scores)  # sections are listed document by document
+            for document in prepared:
+                yield _summary(document, [next(in_order) for _ in document.sections], selection)
+
+    def prepare(self, texts: Sequence[Text], first_position: int = 0, format: str = "text") -> list[PreparedDocument]:
+        """Split documents into sentences and sections and tokenize them (`first_position`
+        numbers the documents in error messages)."""
+        read = [self._paragraph_sentences(text, format, first_position + i) for i, text in enumerate(texts)]
+        documents = [[sentence for paragraph in document for sentence in paragraph] for document in read]
+        parts: list[tuple[int, int, list[str]]] = []  # (document, first sentence, sentences)
+        for i, sentences in enumerate(documents):
+            size = section_size(len(sentences))
+            parts.extend(
+                (i, first, sentences[first : first + size]) for first in range(0, max(len(sentences), 1), size)
+            )
+        sections: list[list[Section]] = [[] for _ in documents]
+        for (i, first, part), features in zip(parts, self.builder.batch([part for _, _, part in parts])):
+            sections[i].append(Section(first, len(part), features))
+        return [
+            PreparedDocument(sentences, own, [i for i, paragraph in enumerate(document) for _ in paragraph])
+            for sentences, own, document in zip(documents, sections, read)
+        ]
+
+    def from_features(self, sentences: list[str], features: DocumentFeatures) -> PreparedDocument:
+        """A document whose features were built with this model's `FeatureConfig.for_inference()`
+        (as training builds its test documents'); one longer than a section is cut into sections."""
+        if len(sentences) > SECTION_SENTENCES:
+            return self.prepare([sentences])[0]
+        return PreparedDocument(sentences, [Section(0, len(sentences), features)], [0] * len(sentences))
+
+    def sentences(self, text: Text, format: str = "text") -> list[str]:
+        """The sentences of a document, as `summarize` reads it."""
+        return [sentence for paragraph in self._paragraph_sentences(text, format) for sentence in paragraph]
+
+    def _paragraph_sentences(self, text: Text, format: str, position: int = 0) -> list[list[str]]:
+        """The sentences of each paragraph of a document (a list of sentences is one paragraph)."""
+        if isinstance(text, Document):
+            paragraphs = list(text.paragraphs)
+        elif isinstance(text, str) and format == "text":
+            paragraphs = text_paragraphs(text)
+        elif isinstance(text, (str, bytes)):
+            paragraphs = list(read_document(text, format, f"document {position}").paragraphs)
+        elif isinstance(text, Sequence) and all(isinstance(s, str) for s in text):
+            return [list(text)]
+        else:
+            raise TypeError(
+                f"document {position}: expected text, a Document or a list of sentences, got {type(text).__name__}"
+            )
+        return paragraph_sentences(paragraphs, self.language)
+
+    def collate(self, sections: Sequence[Section]) -> Batch:
+        """One padded batch of the sections' windows, on the torch model's device."""
+        from summarizer.modeling.batch import collate
+
+        batch = collate(_rows(sections), self.pad_token_id, token_slots=self.model.pooling.needs_token_slots)
+        return batch.to(next(self.model.parameters()).device)
+
+    def score(self, sections: Sequence[Section]) -> list[list[float]]:
+        """Score of each scored sentence (in `features.sentence_indices` order), as one batch."""
+        scores: list[list[float]] = [[] for _ in sections]
+        present = [i for i, section in enumerate(sections) if section.features.sentence_indices]
+        if not present:
+            return scores
+        rows = _rows([sections[i] for i in present])
+        for i, section_scores in zip(
+            present, self.model.score_rows(rows, self.pad_token_id, self.max_windows_per_pass)
+        ):
+            scores[i] = section_scores
+        return scores
+
+
+def _rows(sections: Sequence[Section]) -> list[dict[str, Any]]:
+    """The sections' features as the columns a batch is collated from."""
+    return [{**section.features.to_columns(), "first_sentence": section.first} for section in sections]
+
+
+def _chunks(items: Iterator[T], size: int) -> Iterator[list[T]]:
+    """`items` in consecutive lists of `size` (the last may be shorter), read as they are needed."""
+    return iter(lambda: list(itertools.islice(items, size)), [])
+
+
+def section_size(sentences: int) -> int:
+    """Sentences per section of a document: as even as the fewest sections of at most
+    SECTION_SENTENCES allow (513 sentences give 257 and 256, not 512 and 1)."""
+    sections = max(1, -(-sentences // SECTION_SENTENCES))
+    return max(1, -(-sentences // sections))
+
+
+def _summary(document: PreparedDocument, scores: list[list[float]], selection: SelectionConfig) -> Summary:
+    indices = [section.first + i for section in document.sections for i in section.features.sentence_indices]
+    scores = [score for section_scores in scores for score in section_scores]
+    chosen = select_sentences(document.sentences, indices, scores, selection)
+    by_index = dict(zip(indices, scores))
+    return Summary(
+        sentences=[document.sentences[i] for i in chosen],
+        indices=chosen,
+        scores=[by_index[i] for i in chosen],
+        document=document.sentences,
+        sentence_scores=[by_index.get(i) for i in range(len(document.sentences))],
+        sentence_paragraphs=document.paragraphs,
+    )

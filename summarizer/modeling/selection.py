@@ -1,0 +1,86 @@
+"""Pick summary sentences from scores: ranking, trigram blocking, length controls, order."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from summarizer.text.words import rouge_words
+
+ORDERS = ("document", "score")
+
+
+@dataclass(frozen=True)
+class SelectionConfig:
+    """How many sentences to keep and how.
+
+    Exactly one length control applies: `max_words` if set, else `ratio` if set, else `k`.
+    `ratio` keeps ratio * number of sentences, rounded half up, at least one sentence.
+    """
+
+    k: int = 3
+    ratio: float | None = None
+    max_words: int | None = None
+    trigram_blocking: bool = True
+    order: str = "document"
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise ValueError(f"k must be at least 1, got {self.k}")
+        if self.ratio is not None and not 0.0 < self.ratio <= 1.0:
+            raise ValueError(f"ratio must be in (0, 1], got {self.ratio}")
+        if self.max_words is not None and self.max_words < 1:
+            raise ValueError(f"max_words must be at least 1, got {self.max_words}")
+        if self.order not in ORDERS:
+            raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {self.order!r}")
+
+    def sentence_budget(self, num_sentences: int) -> int:
+        """How many sentences `k` or `ratio` allows for a document of `num_sentences`."""
+        if self.ratio is not None:
+            return max(1, math.floor(self.ratio * num_sentences + 0.5))
+        return self.k
+
+
+def _trigrams(sentence: str) -> set[tuple[str, str, str]]:
+    words = rouge_words(sentence)
+    return set(zip(words, words[1:], words[2:]))
+
+
+def select_sentences(
+    sentences: Sequence[str],
+    indices: Sequence[int],
+    scores: Sequence[float],
+    config: SelectionConfig = SelectionConfig(),
+) -> list[int]:
+    """Indices (into `sentences`) of the chosen sentences.
+
+    `indices[j]` is a scored sentence and `scores[j]` its score. Candidates are taken by
+    descending score (ties: earlier sentence first); with trigram blocking a candidate that
+    shares a word trigram with a chosen sentence is skipped. With `max_words`, sentences that
+    would pass the word budget are skipped.
+    """
+    if len(indices) != len(scores):
+        raise ValueError(f"{len(indices)} sentence indices but {len(scores)} scores")
+    ranked = sorted(range(len(indices)), key=lambda j: (-scores[j], indices[j]))
+    budget = len(indices) if config.max_words is not None else config.sentence_budget(len(sentences))
+    chosen: list[int] = []
+    seen_trigrams: set[tuple[str, str, str]] = set()
+    words_used = 0
+    for j in ranked:
+        if len(chosen) >= budget:
+            break
+        sentence = sentences[indices[j]]
+        if config.max_words is not None:
+            length = len(sentence.split())
+            if words_used + length > config.max_words:
+                continue
+        if config.trigram_blocking:
+            trigrams = _trigrams(sentence)
+            if trigrams & seen_trigrams:
+                continue
+            seen_trigrams |= trigrams
+        if config.max_words is not None:
+            words_used += length
+        chosen.append(indices[j])
+    return sorted(chosen) if config.order == "document" else chosen

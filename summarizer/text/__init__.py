@@ -1,0 +1,6 @@
+"""Text utilities both sides share: files to running text, paragraphs, sentences, words, centrality.
+
+The flow of a document: `documents` (a file's format to running text) -> `layout` (plain text to
+paragraphs) -> `sentences` (Punkt) -> `centrality` (lexical centrality features); `words` are
+the words ROUGE, trigram blocking and the oracle compare.
+"""

@@ -1,0 +1,243 @@
+"""Documents as people have them: plain text, Markdown, HTML or PDF in, running text out.
+
+A `Document` is the paragraphs of a document's running text, each one line, in reading order:
+what is left once a file's format is read. Plain text goes through `summarizer.text.layout` (soft
+wraps joined); Markdown through markdown-it-py (paragraphs, list items and block quotes, with
+their link text; no headings, code, tables, images or HTML); HTML through trafilatura (the
+page's main text, never its navigation, scripts or markup); PDF through pypdf, then the plain
+text rules (running headers, footers and page numbers dropped).
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import logging
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from summarizer.errors import InputError, first_line
+from summarizer.text.layout import LINE_BREAK, SENTENCE_END
+from summarizer.text.layout import paragraphs as text_paragraphs
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+FORMATS = ("text", "markdown", "html", "pdf")
+EXTENSIONS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdown": "markdown",
+    ".mkd": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".pdf": "pdf",
+}
+FORMATS_EXTRA = "pip install 'bertsum[formats]'"
+# Lines a PDF page starts or ends with that are running headers or footers when they recur
+# (digits aside) on this share of the pages, or that are a page number alone.
+RUNNING_LINES = 2
+RUNNING_SHARE = 0.5
+_PAGE_NUMBER = re.compile(
+    r"(?i)(?:page\s+)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—)\]]?(?:\s*(?:/|of)\s*\d{1,4})?"
+)
+_DIGITS = re.compile(r"\d+")
+_ALPHANUMERIC = re.compile(r"\w")
+# Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
+_HTML_BLOCKS = ("p", "item", "quote")
+
+
+class UnreadableDocument(InputError):
+    """A document its format's reader cannot turn into running text (the reason, without the
+    document's name: `read_document` adds it)."""
+
+
+@dataclass(frozen=True)
+class Document:
+    """The running text of a document: one paragraph per entry, each on one line."""
+
+    paragraphs: tuple[str, ...]
+
+    @classmethod
+    def from_file(cls, path: str | Path, format: str | None = None) -> Document:
+        """Read a file; `format` defaults to the one its extension names (`format_of`)."""
+        path = Path(path)
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
+        return read_document(data, format or format_of(path), str(path))
+
+    @classmethod
+    def from_text(cls, text: str | bytes, format: str = "text") -> Document:
+        """A document from its text (or bytes: a PDF's, or UTF-8 text) in `format`."""
+        return read_document(text, format, "document")
+
+
+def format_of(path: str | Path) -> str:
+    """The format a file's extension names; plain text for any other."""
+    return EXTENSIONS.get(Path(path).suffix.lower(), "text")
+
+
+def check_format(format: str) -> None:
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
+
+
+def read_document(data: str | bytes, format: str, name: str) -> Document:
+    """The running text of `data` read as `format` (perhaps none: `Document.paragraphs` is
+    empty); an `InputError` naming `name` when it cannot be read as that format."""
+    check_format(format)
+    try:
+        if format == "pdf":
+            if isinstance(data, str):
+                raise UnreadableDocument("a PDF is read from its bytes, not from text")
+            return Document(tuple(pdf_paragraphs(data)))
+        if isinstance(data, bytes):
+            data = _decode(data, keep_bytes=format == "html")
+        return Document(tuple(_READERS[format](data)) if data.strip() else ())
+    except UnreadableDocument as error:
+        raise InputError(f"{name}: {error}") from None
+
+
+def _decode(data: bytes, keep_bytes: bool) -> str | bytes:
+    """UTF-8 text; HTML stays bytes, for its parser to decode by the page's own charset."""
+    if b"\x00" in data:
+        raise UnreadableDocument("binary file, not text")
+    if keep_bytes:
+        return data
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise UnreadableDocument(f"not valid UTF-8 text (byte {error.start})") from None
+
+
+def markdown_paragraphs(text: str) -> list[str]:
+    """Paragraphs, list items and block quotes of Markdown (CommonMark with tables and front
+    matter), with the text of links and inline code; never headings, code blocks, tables,
+    images, badges, HTML or link targets, nor a paragraph that is all code or that ends no
+    sentence (a label, a caption, a line of badges: not running text, as a heading is not)."""
+    result = []
+    enclosing: list[str] = []
+    for token in _markdown_parser().parse(text):
+        if token.nesting == 1:
+            enclosing.append(token.type)
+        elif token.nesting == -1:
+            enclosing.pop()
+        elif token.type == "inline" and enclosing[-1:] == ["paragraph_open"] and "table_open" not in enclosing:
+            children = token.children or []
+            paragraph = " ".join("".join(_inline_text(child) for child in children).split())
+            code = all(child.type == "code_inline" or not child.content.strip() for child in children)
+            if _is_running_text(paragraph) and not code:
+                result.append(paragraph)
+    return result
+
+
+@functools.cache
+def _markdown_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(front_matter_plugin)
+
+
+def _inline_text(token: Token) -> str:
+    if token.type in ("text", "code_inline"):
+        return token.content
+    return " " if token.type in ("softbreak", "hardbreak") else ""  # images, inline HTML, markup
+
+
+def html_paragraphs(page: str | bytes) -> list[str]:
+    """The paragraphs, list items and quotes of a page's main text, as trafilatura finds it
+    (those that end no sentence are labels, left out as in Markdown)."""
+    try:
+        import trafilatura
+        from lxml import etree
+    except ImportError:
+        raise UnreadableDocument(f"reading HTML needs trafilatura: {FORMATS_EXTRA}") from None
+    logging.getLogger("trafilatura").setLevel(logging.CRITICAL)  # its warnings are ours to say
+    extracted = trafilatura.extract(
+        page,
+        output_format="xml",
+        favor_recall=True,
+        include_comments=False,
+        include_tables=False,
+        include_images=False,
+        include_links=False,
+        include_formatting=False,
+        deduplicate=False,
+    )
+    if not extracted:
+        return []
+    main = etree.fromstring(extracted.encode()).find("main")
+    result = []
+    for block in main.iter(*_HTML_BLOCKS) if main is not None else ():
+        if any(inner.tag in _HTML_BLOCKS for inner in block.iterdescendants()):
+            continue  # its inner blocks are read on their own
+        text = " ".join("".join(block.itertext()).split())
+        if _is_running_text(text):  # not a label, a caption or a breadcrumb, as in Markdown
+            result.append(text)
+    return result
+
+
+def pdf_paragraphs(data: bytes) -> list[str]:
+    """The paragraphs of a PDF's text layer, without running headers, footers and page numbers."""
+    from pypdf import PdfReader
+
+    logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # damaged files are reported below
+    if not data.lstrip().startswith(b"%PDF-"):
+        raise UnreadableDocument("not a PDF file (no %PDF- header)")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            try:
+                opened = reader.decrypt("")  # many PDFs are encrypted with an empty password
+            except Exception as error:  # an algorithm pypdf cannot run without `cryptography`
+                raise UnreadableDocument(f"encrypted PDF that cannot be opened here: {first_line(error)}") from None
+            if not opened:
+                raise UnreadableDocument("encrypted PDF: it needs a password (decrypt it first, e.g. qpdf --decrypt)")
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except UnreadableDocument:
+        raise
+    except Exception as error:  # a damaged file raises many types (PdfReadError, KeyError, ValueError...)
+        raise UnreadableDocument(f"not a readable PDF: {first_line(error)}") from None
+    lines = _without_running_lines([[line for line in LINE_BREAK.split(page) if line.strip()] for page in pages])
+    if not lines:
+        raise UnreadableDocument("the PDF has no text layer (a scanned document?): run OCR on it first")
+    return text_paragraphs(unicodedata.normalize("NFKC", "\n".join(lines)))
+
+
+def _without_running_lines(pages: Sequence[list[str]]) -> list[str]:
+    """The pages' lines in order, less page numbers and the headers and footers that recur."""
+    edges = [page[:RUNNING_LINES] + page[-RUNNING_LINES:] for page in pages]
+    seen = Counter(key for edge in edges for key in {_running_key(line) for line in edge})
+    recurring = {key for key, count in seen.items() if len(pages) > 1 and count >= max(2, RUNNING_SHARE * len(pages))}
+
+    def running(line: str, position: int, size: int) -> bool:
+        at_edge = position < RUNNING_LINES or position >= size - RUNNING_LINES
+        return at_edge and (_PAGE_NUMBER.fullmatch(line.strip()) is not None or _running_key(line) in recurring)
+
+    return [line for page in pages for i, line in enumerate(page) if not running(line, i, len(page))]
+
+
+def _is_running_text(paragraph: str) -> bool:
+    """Whether a block of Markdown or HTML is running text: words that end a sentence."""
+    return bool(_ALPHANUMERIC.search(paragraph) and SENTENCE_END.search(paragraph))
+
+
+def _running_key(line: str) -> str:
+    return _DIGITS.sub("#", " ".join(line.split()).lower())
+
+
+_READERS: dict[str, Callable[[str], list[str]]] = {
+    "text": text_paragraphs,
+    "markdown": markdown_paragraphs,
+    "html": html_paragraphs,
+}

