@@ -3,13 +3,18 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: main test install
+.PHONY: main test lint install
 
 main: $(VENV)/.installed
 	$(PY) -m summarizer.train --config configs/default.yaml
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 install: $(VENV)/.installed
 

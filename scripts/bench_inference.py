@@ -49,12 +49,12 @@ def encoder_batches(summarizer: Summarizer, texts: list[str], batch_size: int) -
     """The batches `summarize_batch` encodes: chunks of documents, grouped by length."""
     batches = []
     for start in range(0, len(texts), batch_size * CHUNK_BATCHES):
-        prepared = summarizer.prepare(texts[start : start + batch_size * CHUNK_BATCHES])
+        prepared = summarizer._prepare(texts[start : start + batch_size * CHUNK_BATCHES])
         sections = [section for document in prepared for section in document.sections]
         for group in length_batches([section.num_tokens for section in sections], batch_size):
             chosen = [sections[i] for i in group if sections[i].features.windows]
             if chosen:
-                batches.append(summarizer.collate(chosen))
+                batches.append(summarizer._collate(chosen))
     return batches
 
 

@@ -5,10 +5,12 @@ bert-extractive-summarizer 0.10.1 (`Summarizer(custom_model=MiniLM, custom_token
 document at a time, as its README shows) summarize the same BBC News validation articles (40% of
 the sentences) and CNN/DailyMail validation articles (3 sentences). Prints documents per second
 of each and the ratio, for bertsum on ONNX Runtime (fp32, the default on a CPU) and on torch at
-each of `--precisions` (fp32 and int8), then the time from process start to output of
-`summarize one.txt` on each backend.
+each of `--precisions` (fp32 and int8), and the `news-accurate` model on torch (fp32, and bf16
+where the CPU computes it natively) when its encoder packages are installed, so that what accuracy
+costs shows beside the default; then the time from process start to output of `summarize one.txt`
+on each backend.
 
-    python scripts/bench_peer.py [--limit 60] [--peer-venv .venv-peer] [--precisions fp32 int8]
+    python scripts/bench_peer.py [--limit 60] [--peer-venv .venv-peer] [--precisions fp32 int8] [--no-accurate]
 
 The peer needs transformers 4.35 (newer releases break its imports), so it runs in a virtual
 environment of its own, built on first use outside the project's `.venv`: torch 2.13.0 (the CPU
@@ -31,9 +33,11 @@ from pathlib import Path
 import onnxruntime
 import torch
 
+from summarizer.errors import InputError
 from summarizer.modeling.pipeline import Summarizer
 from summarizer.modeling.precision import PRECISIONS
 from summarizer.resources import default_encoder_dir
+from summarizer.training.train import auto_precision
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -116,6 +120,7 @@ def main() -> None:
     parser.add_argument(
         "--precisions", nargs="+", choices=PRECISIONS, default=["fp32", "int8"], help="bertsum's precisions on torch"
     )
+    parser.add_argument("--no-accurate", action="store_true", help="leave out the news-accurate model")
     args = parser.parse_args()
 
     python = peer_python(args.peer_venv)
@@ -126,6 +131,15 @@ def main() -> None:
             for precision in args.precisions
         }
     )
+    if not args.no_accurate:
+        accurate = ["fp32", "bf16"] if auto_precision() == "bf16-mixed" else ["fp32"]
+        try:
+            for precision in accurate:
+                ours[f"news-accurate torch {precision}"] = Summarizer.from_pretrained(
+                    "news-accurate", precision=precision, backend="torch"
+                )
+        except InputError as error:  # its encoder packages are not installed
+            print(f"news-accurate left out: {error}")
     print(
         f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: "
         f"{torch.get_num_threads()}, onnxruntime {onnxruntime.__version__}"

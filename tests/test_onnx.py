@@ -58,8 +58,40 @@ def test_the_graph_scores_every_sentence_as_torch_does(graph_dir: Path, monkeypa
     torch_path = Summarizer.from_pretrained(graph_dir, backend="torch")
     # The long document's two sections go to calls of their own, each over the windows of a call.
     monkeypatch.setattr("summarizer.modeling.onnx_model.MAX_WINDOWS_PER_CALL", 4)
-    assert [len(s.features.windows) > 4 for s in onnx.prepare([TEXTS[-1]])[0].sections] == [True, True]
+    assert [len(s.features.windows) > 4 for s in onnx._prepare([TEXTS[-1]])[0].sections] == [True, True]
     _assert_same(_scores(onnx, TEXTS), _scores(torch_path, TEXTS))
+
+
+@pytest.fixture(scope="module")
+def mean_graph_dir(tiny_encoder_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model with mean pooling and centrality (as the built-in model), with its graph."""
+    import torch
+
+    torch.manual_seed(0)
+    directory = tmp_path_factory.mktemp("tiny-mean-graph")
+    model = BertSumModel.from_encoder(tiny_encoder_dir, head=TINY_HEAD, pooling="mean", features={"centrality": True})
+    export(model, load_tokenizer(tiny_encoder_dir), directory)
+    export_graph(model, load_tokenizer(tiny_encoder_dir), directory)
+    return directory
+
+
+@pytest.mark.parametrize("pooling", ["cls", "mean"])
+def test_the_graph_adds_without_scatter_and_repeats_its_scores(
+    pooling: str, graph_dir: Path, mean_graph_dir: Path
+) -> None:
+    """ONNX Runtime's scatter-add races between threads over repeated indices
+    (microsoft/onnxruntime#18048): the graph has none, and identical calls give identical scores."""
+    import onnx
+
+    directory = {"cls": graph_dir, "mean": mean_graph_dir}[pooling]
+    graph = onnx.load(str(directory / GRAPH_FILE), load_external_data=False)
+    scatters = [n for n in graph.graph.node if n.op_type in ("ScatterND", "ScatterElements", "Scatter")]
+    assert [n.name for n in scatters if any(a.name == "reduction" and a.s != b"none" for a in n.attribute)] == []
+    model = OnnxModel.from_pretrained(directory, threads=2)
+    onnx_path = Summarizer(model, model.tokenizer)
+    runs = [_scores(onnx_path, [TEXTS[0], TEXTS[-1]]) for _ in range(8)]
+    assert all(run == runs[0] for run in runs)
+    _assert_same(runs[0], _scores(Summarizer.from_pretrained(directory, backend="torch"), [TEXTS[0], TEXTS[-1]]))
 
 
 def test_calls_hold_whole_rows_up_to_a_number_of_windows() -> None:

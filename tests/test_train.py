@@ -208,6 +208,31 @@ def test_resumed_run_matches_unbroken_run(tiny_encoder_dir: Path, synthetic: Pat
     assert all(torch.equal(first[k], second[k]) for k in first)
 
 
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            b"\x80\x02garbage",
+            r"last.ckpt: not a readable training checkpoint \(\w+Error: .*\); delete it or run without",
+        ),
+        (None, r"last.ckpt: not a checkpoint of this training \(no state_dict\)"),
+    ],
+)
+def test_resume_names_a_damaged_or_foreign_checkpoint(
+    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path, content: bytes | None, expected: str
+) -> None:
+    config = tiny_config(tiny_encoder_dir, synthetic, tmp_path, "trainer.max_epochs=1", "data.limit_train=4")
+    last = config.run_dir / "checkpoints" / "last.ckpt"
+    last.parent.mkdir(parents=True)
+    if content is None:
+        torch.save({"weights": torch.zeros(2)}, last)  # a torch file, but not Lightning's
+    else:
+        last.write_bytes(content)
+    with pytest.raises(InputError, match=expected):
+        train(config, resume=True)
+    assert last.exists()  # left for the user to look at
+
+
 def test_resume_refuses_other_model_settings(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
     overrides = ("trainer.max_epochs=1", "data.limit_train=4", "data.test=null")
     first = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path, *overrides))
@@ -301,7 +326,7 @@ BAD_RUNS = {
     "trainer.max_epoch=2": "trainer.max_epoch: not an argument of pytorch_lightning.Trainer (did you mean max_epochs?)",
     "trainer.max_epochs=two": "trainer.max_epochs: expected an integer, got 'two'",
     "model.head=lstm": "model.head: head type must be one of linear, transformer, got 'lstm'",
-    "model.head.layers=0": "model.head: head layers, heads and feedforward must be positive",
+    "model.head.layers=0": "model.head: head layers must be at least 1, got 0",
     "data.train=missing.jsonl": "data.train: missing.jsonl: no such file or directory",
 }
 

@@ -85,7 +85,7 @@ def test_every_trainer_argument_reaches_lightning_untouched(tmp_path: Path) -> N
         ),
         (["seed.value=3"], "seed: is a value, not a section"),
         (["max_epochs"], "an override looks like section.key=value"),
-        (["data.validation_fraction=0.2"], "set validation: null to hold out"),
+        (["data.validation_fraction=0.2"], "data.validation: validation must be null to hold out validation_fraction"),
         (["data.soft_target_weight=1.0"], r"data.soft_target_weight: soft_target_weight must be in \[0, 1\)"),
     ],
 )

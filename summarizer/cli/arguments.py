@@ -49,7 +49,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--precision",
         choices=PRECISIONS,
         default="fp32",
-        help="fp32 (default), bf16, or int8 on a CPU (faster, see README)",
+        help="fp32 (default), bf16, or int8 on a CPU (faster; docs/benchmarks.md)",
     )
     parser.add_argument(
         "--backend",

@@ -6,9 +6,8 @@ when every input was summarized, 1 when some input or output failed (each report
 the rest still summarized), 2 for usage errors and models that cannot be loaded; 130, 143
 and 129 when stopped by SIGINT, SIGTERM or SIGHUP, 141 when the reader of stdout goes away
 (quietly, as Unix tools do).
-Outputs appear whole or not at all; inputs are regular files or stdin, of bounded size.
-Above 250 lines: what the command guarantees about its inputs and outputs (README) is its
-whole job, kept in one place.
+Outputs appear whole or not at all; inputs are regular files or stdin, of bounded size
+(docs/usage.md says what the command guarantees).
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import json
 import os
 import stat
 import sys
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -28,6 +26,7 @@ from typing import IO
 
 from tqdm import tqdm
 
+from summarizer.cli import corpus
 from summarizer.cli.arguments import (
     UsageError,
     add_debug_flag,
@@ -37,7 +36,6 @@ from summarizer.cli.arguments import (
     run_command,
     selection_from,
 )
-from summarizer.cli import corpus
 from summarizer.cli.files import atomic_writer, checked
 from summarizer.errors import InputError, OutputError
 from summarizer.modeling.pipeline import Summarizer, Summary
@@ -127,33 +125,26 @@ def _run(args: argparse.Namespace) -> int:
         disable=not sys.stderr.isatty(),
         delay=PROGRESS_DELAY,
     )
-    pending: deque[Source] = deque()
-    limit = args.max_input_mb * 1_000_000
-
-    def texts() -> Iterator[Document]:
-        nonlocal failed
-        for source in sources:
-            try:
-                text = read_source(source, limit, args.input_format)
-            except InputError as error:
-                _report(str(error))
-                progress.update()
-                failed = True
-                continue
-            pending.append(source)
-            yield text
+    inputs = ReadableInputs(sources, args.max_input_mb * 1_000_000, args.input_format, progress.update)
 
     def sentences_scored(done: int, total: int) -> None:
         progress.total = total
         progress.update(done - progress.n)  # drawn only after PROGRESS_DELAY
 
+    # Each summary is paired with its source by order: tee keeps the pairs summarize_batch has
+    # read ahead and not yet summarized.
+    for_model, for_output = itertools.tee(inputs)
     summaries = summarizer.summarize_batch(
-        texts(), args.batch_size, progress=None if several else sentences_scored, **options
+        (document for _, document in for_model),
+        args.batch_size,
+        progress=None if several else sentences_scored,
+        **options,
     )
-    results = ((pending.popleft(), summary) for summary in summaries)
+    results = ((source, summary) for summary, (source, _) in zip(summaries, for_output))
     advance = progress.update if several else lambda: None
     try:
         if to_directory:
+            assert output is not None  # only an output given can be a directory
             for source, summary in results:
                 target = output / source.relative.with_suffix(EXTENSIONS[args.format])
                 try:
@@ -168,7 +159,27 @@ def _run(args: argparse.Namespace) -> int:
             failed = failed or not written
     finally:
         progress.close()
-    return 1 if failed else 0
+    return 1 if failed or inputs.failed else 0
+
+
+class ReadableInputs:
+    """The documents of `sources` that can be read, each with its source, in order. One that
+    cannot is reported on stderr, counted on the progress bar (`skipped`) and sets `failed`."""
+
+    def __init__(self, sources: list[Source], limit: int, input_format: str | None, skipped: Callable[[], object]):
+        self.sources, self.limit, self.input_format, self.skipped = sources, limit, input_format, skipped
+        self.failed = False
+
+    def __iter__(self) -> Iterator[tuple[Source, Document]]:
+        for source in self.sources:
+            try:
+                document = read_source(source, self.limit, self.input_format)
+            except InputError as error:
+                _report(str(error))
+                self.skipped()
+                self.failed = True
+                continue
+            yield source, document
 
 
 def collect_sources(inputs: list[str], exclude: Path | None = None) -> tuple[list[Source], bool]:
@@ -287,7 +298,7 @@ def write_all(
 
 
 def _write_stream(
-    out: IO[str],
+    out: checked | IO[str],
     output_format: str,
     results: Iterator[tuple[Source, Summary]],
     several: bool,
@@ -315,7 +326,7 @@ def _write_stream(
     return count > 0
 
 
-def write_one(out: IO[str], output_format: str, source: Source, summary: Summary) -> None:
+def write_one(out: checked | IO[str], output_format: str, source: Source, summary: Summary) -> None:
     """One document's output, as written to its own file."""
     if output_format == "text":
         out.write(_text(summary))

@@ -135,7 +135,7 @@ def run(args: argparse.Namespace, report: Callable[[str], None]) -> int:
         if output is not None and output.resolve() == path.resolve():
             raise UsageError(f"the output {output} would overwrite its input")
     parquet = output is not None and output.suffix.lower() == ".parquet"
-    if parquet and is_stream(output):
+    if parquet and output is not None and is_stream(output):  # (parquet: output is given)
         raise UsageError(f"{output}: Parquet is written to a file")
     field = args.text_field or "text"
     selection = selection_from(args)
@@ -220,7 +220,7 @@ def _on_ray(
         context.execution_options.preserve_order = True  # rows come back in the table's order
         context.enable_progress_bars = sys.stderr.isatty()
         # Reading takes no CPU of its own, so that actors can have them all and reads still run.
-        reading = {"num_cpus": 0}
+        reading: dict[str, Any] = {"num_cpus": 0}
         suffix = Path(source.rstrip("/")).suffix.lower()
         if suffix == ".csv":
             dataset = ray.data.read_csv(source, **reading)
@@ -239,6 +239,7 @@ def _on_ray(
         }
         out = summarize_dataset(dataset, model, concurrency=actors, batch_size=args.batch_size, **options)
         for batch in out.iter_batches(batch_format="pyarrow"):
+            assert not isinstance(batch, dict)  # a pyarrow Table, as asked
             yield batch.to_pylist()
     except ray.exceptions.RayTaskError as error:  # its first cause says what: a bad file, a missing column...
         raise InputError(f"{source}: {_ray_failure(error)}") from error
@@ -269,6 +270,7 @@ def _write(rows: Iterator[dict[str, Any]], output: Path | None, parquet: bool) -
         import pyarrow.parquet as pq
 
         table = pa.Table.from_pylist(list(rows))
+        assert output is not None  # Parquet is written to a file
         with atomic_file(output) as temporary:
             pq.write_table(table, temporary)
         return True

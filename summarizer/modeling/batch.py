@@ -76,4 +76,8 @@ def collate(rows: Sequence[Mapping[str, Any]], pad_token_id: int, token_slots: b
     `token_slots` adds `token_slot`, which mean pooling needs.
     """
     arrays = collate_arrays(rows, pad_token_id, token_slots)
-    return Batch(**{name: None if array is None else torch.from_numpy(array) for name, array in arrays.items()})
+    # Only the optional fields' arrays are ever None.
+    tensors: dict[str, Any] = {
+        name: None if array is None else torch.from_numpy(array) for name, array in arrays.items()
+    }
+    return Batch(**tensors)

@@ -16,7 +16,7 @@ from transformers import AutoConfig, PreTrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
-from summarizer.errors import InputError, first_line
+from summarizer.errors import InputError, SettingError, first_line
 from summarizer.modeling.features import FeatureConfig, convert_saved_features
 from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
 from summarizer.text.sentences import check_language
@@ -39,7 +39,7 @@ class BertSumConfig(PreTrainedConfig):
     sub_configs_defaults = {"encoder": SubConfigSpec(config_class=AutoConfig, model_type="bert")}
 
     encoder: PreTrainedConfig | dict | None = None
-    head: dict | None = None
+    head: dict | str | None = None  # a kind alone takes that head's defaults; None: linear
     pooling: str = "cls"
     language: str = "english"
     features: FeatureConfig | dict | None = None
@@ -55,17 +55,19 @@ class BertSumConfig(PreTrainedConfig):
         if not isinstance(self.features, FeatureConfig):
             self.features = FeatureConfig(**(self.features or {}))
         if self.base_encoder is not None and self.base_encoder not in BASE_ENCODERS:
-            raise ValueError(f"base_encoder must be one of {', '.join(BASE_ENCODERS)}, got {self.base_encoder!r}")
+            raise SettingError("base_encoder", f"must be one of {', '.join(BASE_ENCODERS)}, got {self.base_encoder!r}")
         # A composite config resets its sub-configs' attention implementation: the encoder keeps
         # the one it was loaded with (PyTorch's fused kernel, unless asked otherwise).
         attention = self.encoder._attn_implementation if isinstance(self.encoder, PreTrainedConfig) else None
         super().__post_init__(**kwargs)
+        assert isinstance(self.encoder, PreTrainedConfig)  # the sub-config, made from a dict or the default
         if attention is not None and self._attn_implementation is None:
             self.encoder._attn_implementation = attention
         self.encoder.name_or_path = ""  # where the encoder came from is no setting of the model
 
     def to_dict(self) -> dict[str, Any]:
         settings = super().to_dict()
+        assert isinstance(self.features, FeatureConfig)  # made one in __post_init__
         settings["features"] = self.features.to_dict()
         return settings
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from summarizer.errors import check, check_at_least
 from summarizer.text.centrality import DEFAULT_WORDS, check_words, sentence_centrality
 
 if TYPE_CHECKING:  # the ONNX Runtime path runs without transformers
     from transformers import PreTrainedTokenizerBase
+
+    from summarizer.modeling.onnx_model import GraphTokenizer
 
 
 @dataclass(frozen=True)
@@ -43,17 +46,15 @@ class FeatureConfig:
     centrality_words: str = DEFAULT_WORDS
 
     def __post_init__(self) -> None:
-        if self.max_window_tokens < 3:
-            raise ValueError(f"max_window_tokens must be at least 3, got {self.max_window_tokens}")
-        if not 1 <= self.max_tokens_per_sentence <= self.max_window_tokens - 2:
-            raise ValueError(
-                "max_tokens_per_sentence must be between 1 and max_window_tokens - 2 "
-                f"({self.max_window_tokens - 2}), got {self.max_tokens_per_sentence}"
-            )
-        if self.min_sentence_tokens < 1:
-            raise ValueError(f"min_sentence_tokens must be at least 1, got {self.min_sentence_tokens}")
-        if self.max_sentences is not None and self.max_sentences < 1:
-            raise ValueError(f"max_sentences must be at least 1 or null, got {self.max_sentences}")
+        check_at_least(self, 3, "max_window_tokens")
+        check(
+            1 <= self.max_tokens_per_sentence <= self.max_window_tokens - 2,
+            "max_tokens_per_sentence",
+            f"must be between 1 and max_window_tokens - 2 ({self.max_window_tokens - 2}), "
+            f"got {self.max_tokens_per_sentence}",
+        )
+        check_at_least(self, 1, "min_sentence_tokens")
+        check_at_least(self, 1, "max_sentences", nullable=True)
         check_words(self.centrality_words)
 
     def to_dict(self) -> dict[str, Any]:
@@ -147,7 +148,9 @@ class FeatureBuilder:
     `language` chooses the stop words of the centrality features (when the config asks for them).
     """
 
-    def __init__(self, tokenizer: PreTrainedTokenizerBase, config: FeatureConfig, language: str = "english") -> None:
+    def __init__(
+        self, tokenizer: PreTrainedTokenizerBase | GraphTokenizer, config: FeatureConfig, language: str = "english"
+    ) -> None:
         if tokenizer.cls_token_id is None or tokenizer.sep_token_id is None:
             raise ValueError(f"tokenizer {type(tokenizer).__name__} has no [CLS] or [SEP] token")
         self.tokenizer = tokenizer
@@ -170,7 +173,8 @@ class FeatureBuilder:
         if self._backend is not None:
             encode = getattr(self._backend, "encode_batch_fast", self._backend.encode_batch)
             return [e.ids for e in encode(list(sentences), add_special_tokens=False)]
-        return self.tokenizer(
+        # A slow transformers tokenizer: a GraphTokenizer always has a backend.
+        return cast("PreTrainedTokenizerBase", self.tokenizer)(
             list(sentences),
             add_special_tokens=False,
             return_attention_mask=False,

@@ -25,10 +25,10 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 from torch import nn
-from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import AutoModel, AutoTokenizer, PreTrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
 from transformers.utils import logging as hf_logging
 
-from summarizer.errors import InputError, first_line
+from summarizer.errors import InputError, SettingError, check, check_at_least, first_line
 from summarizer.modeling.batch import Batch, collate
 from summarizer.modeling.configuration_bertsum import (
     CONFIG_FILE,
@@ -37,6 +37,7 @@ from summarizer.modeling.configuration_bertsum import (
     read_config,
     refuse_code,
 )
+from summarizer.modeling.features import FeatureConfig
 from summarizer.text.centrality import FEATURES_PER_SENTENCE
 
 WEIGHTS_FILE = "model.safetensors"
@@ -85,32 +86,34 @@ def head_settings(settings: dict[str, Any] | str | None) -> dict[str, Any]:
     """`settings` with every default filled in, checked: `{"type": kind, ...}` (a kind alone, or
     None for the linear head, take that head's defaults).
 
-    A ValueError starting with "head " names what is wrong.
+    A `SettingError` for "head" says what is wrong.
     """
     if settings is None or isinstance(settings, str):
         settings = {"type": settings or "linear"}
     settings = dict(settings)
     kind = settings.pop("type", None)
     if kind not in SentenceHead.kinds:
-        raise ValueError(f"head type must be one of {', '.join(SentenceHead.kinds)}, got {kind!r}")
+        raise SettingError("head", f"type must be one of {', '.join(SentenceHead.kinds)}, got {kind!r}")
     settings_class = SentenceHead.kinds[kind].Settings
     hints = typing.get_type_hints(settings_class)
     fields = {f.name: hints.get(f.name) for f in dataclasses.fields(settings_class)}
     unknown = sorted(set(settings) - set(fields))
     if unknown:
-        raise ValueError(f"head setting {unknown[0]!r} is not one of the {kind} head's ({', '.join(sorted(fields))})")
+        raise SettingError(
+            "head", f"setting {unknown[0]!r} is not one of the {kind} head's ({', '.join(sorted(fields))})"
+        )
     for name, value in settings.items():
         settings[name] = _checked(name, value, fields[name])
     try:
         checked = SentenceHead.kinds[kind].Settings(**settings)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"head {error}") from None
+        raise SettingError("head", str(error)) from None
     return {"type": kind, **dataclasses.asdict(checked)}
 
 
 def _checked(name: str, value: Any, hint: Any) -> Any:
     """`value` of a head setting declared as `hint` (int, float, bool and str are checked; a
-    whole number is a float too), or a ValueError naming the setting."""
+    whole number is a float too), or a `SettingError` for "head" naming the setting."""
     expected = {int: "an integer", float: "a number", bool: "true or false", str: "text"}.get(hint)
     if expected is None:
         return value
@@ -120,12 +123,12 @@ def _checked(name: str, value: Any, hint: Any) -> Any:
         else (not isinstance(value, bool) and isinstance(value, (int, float) if hint is float else int))
     )
     if not fits:
-        raise ValueError(f"head {name} must be {expected}, got {value!r}")
+        raise SettingError("head", f"{name} must be {expected}, got {value!r}")
     return float(value) if hint is float else value
 
 
-def build_head(dim: int, settings: dict[str, Any]) -> SentenceHead:
-    """The head `settings` (as `head_settings` returns them) describe, for vectors of width `dim`."""
+def build_head(dim: int, settings: dict[str, Any] | str | None) -> SentenceHead:
+    """The head `settings` describe (as `head_settings` takes them), for vectors of width `dim`."""
     settings = head_settings(settings)
     cls = SentenceHead.kinds[settings.pop("type")]
     return cls(dim, cls.Settings(**settings))
@@ -133,7 +136,7 @@ def build_head(dim: int, settings: dict[str, Any]) -> SentenceHead:
 
 def _check_dropout(dropout: float) -> None:
     if not 0.0 <= dropout < 1.0:
-        raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        raise SettingError("dropout", f"must be in [0, 1), got {dropout}")
 
 
 class LinearHead(SentenceHead, kind="linear"):
@@ -185,14 +188,13 @@ class InterSentenceHead(SentenceHead, kind="transformer"):
         dropout: float = 0.1
 
         def __post_init__(self) -> None:
-            if self.layers < 1 or self.heads < 1 or self.feedforward < 1:
-                raise ValueError("layers, heads and feedforward must be positive")
+            check_at_least(self, 1, "layers", "heads", "feedforward")
             _check_dropout(self.dropout)
 
     def __init__(self, dim: int, settings: InterSentenceHead.Settings) -> None:
         super().__init__()
         if dim % settings.heads:
-            raise ValueError(f"head heads ({settings.heads}) must divide the encoder width ({dim})")
+            raise SettingError("head", f"heads ({settings.heads}) must divide the encoder width ({dim})")
         self.positions = SentencePositions(dim)
         layer = nn.TransformerEncoderLayer(
             dim,
@@ -248,9 +250,8 @@ class Pooling(nn.Module):
 
 
 def check_pooling(kind: str) -> None:
-    """A ValueError starting with "pooling" unless `kind` names a pooling."""
-    if kind not in Pooling.kinds:
-        raise ValueError(f"pooling must be one of {', '.join(Pooling.kinds)}, got {kind!r}")
+    """A `SettingError` for "pooling" unless `kind` names a pooling."""
+    check(kind in Pooling.kinds, "pooling", f"must be one of {', '.join(Pooling.kinds)}, got {kind!r}")
 
 
 def build_pooling(kind: str) -> Pooling:
@@ -272,7 +273,15 @@ class ClsPooling(Pooling, kind="cls"):
 
 
 class MeanPooling(Pooling, kind="mean"):
-    """The mean of each sentence's token vectors (its `[CLS]` and `[SEP]` included)."""
+    """The mean of each sentence's token vectors (its `[CLS]` and `[SEP]` included).
+
+    Exported to ONNX, the sums are a matrix product with a one-hot [slots, tokens] matrix instead
+    of `index_add_`: ONNX Runtime's scatter-add (ScatterND, reduction "add") races between its
+    threads over repeated indices (microsoft/onnxruntime#18048), so the same call gave different
+    scores. The one-hot of a call (`onnx_model.MAX_WINDOWS_PER_CALL` windows) held at most 1.2 MB
+    over 1,000 CNN/DailyMail articles; a long section's call (up to 512 sentences) a sixth or less of
+    one layer's attention probabilities.
+    """
 
     needs_token_slots = True
 
@@ -280,15 +289,28 @@ class MeanPooling(Pooling, kind="mean"):
         if batch.token_slot is None:
             raise ValueError("mean pooling needs a batch collated with token_slots=True")
         slots = batch.token_slot[rows, : hidden.shape[1]]  # the tokens cut off are padding
-        # Tokens of no sentence (slot -1) add zeros to slot 0: shapes stay fixed (ONNX export).
+        if torch.onnx.is_in_onnx_export():
+            grid += _one_hot(slots, grid.shape[0], hidden.dtype) @ hidden.flatten(0, 1)
+            return
+        # Tokens of no sentence (slot -1) add zeros to slot 0: shapes stay fixed (no selection by a mask).
         own = (slots >= 0).to(hidden.dtype)[..., None]
         grid.index_add_(0, slots.clamp(min=0).flatten(), (hidden * own).flatten(0, 1))
 
     def finish(self, grid: torch.Tensor, batch: Batch) -> torch.Tensor:
+        assert batch.token_slot is not None  # `gather` checked it
+        if torch.onnx.is_in_onnx_export():
+            counts = _one_hot(batch.token_slot, grid.shape[0], grid.dtype).sum(dim=1)
+            return grid / counts.clamp(min=1)[:, None]
         token_slot = batch.token_slot.flatten()
         own = (token_slot >= 0).to(grid.dtype)
         counts = grid.new_zeros(grid.shape[0]).index_add_(0, token_slot.clamp(min=0), own)
         return grid / counts.clamp(min=1)[:, None]
+
+
+def _one_hot(slots: torch.Tensor, count: int, dtype: torch.dtype) -> torch.Tensor:
+    """[count, tokens]: 1 where token j (of `slots` flattened) belongs to slot i; a token of slot
+    -1 (no sentence) has no 1."""
+    return (torch.arange(count, device=slots.device)[:, None] == slots.flatten()[None, :]).to(dtype)
 
 
 class CentralityProjection(nn.Linear):
@@ -350,6 +372,9 @@ class BertSumModel(PreTrainedModel):
 
     def __init__(self, config: BertSumConfig, encoder: PreTrainedModel | None = None) -> None:
         super().__init__(config)
+        # BertSumConfig.__post_init__ made these a config, a FeatureConfig and head settings.
+        assert isinstance(config.encoder, PreTrainedConfig) and isinstance(config.features, FeatureConfig)
+        assert config.head is not None
         limit = encoder_position_limit(config.encoder)
         if config.features.max_window_tokens > limit:
             raise ValueError(
@@ -395,6 +420,7 @@ class BertSumModel(PreTrainedModel):
             if grid is None:
                 grid = hidden.new_zeros(documents * slots, hidden.shape[-1])
             self.pooling.gather(grid, hidden, batch, rows)
+        assert grid is not None  # `Batch.passes` gives at least one pass
         return self.pooling.finish(grid, batch).view(documents, slots, -1)
 
     def forward(self, batch: Batch, max_windows_per_pass: int | None = None) -> torch.Tensor:
@@ -519,7 +545,8 @@ class BertSumModel(PreTrainedModel):
                 hf_logging.enable_progress_bar()
         model = cls(config, encoder)
         model.load_state_dict(_read_weights(weights), strict=False)
-        return model.to(device=device, dtype=dtype).eval()
+        # transformers wraps `to` in functools.wraps, which typeshed types as not binding `self`.
+        return model.to(device=device, dtype=dtype).eval()  # type: ignore[call-arg]
 
 
 AutoModel.register(BertSumConfig, BertSumModel)

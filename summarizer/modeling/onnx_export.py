@@ -7,7 +7,7 @@ without one (by an earlier release, or by hand). The graph is traced with `torch
 (the dynamo exporter) from `ScoringGraph`: the model's own forward pass over a `Batch` built
 from the graph's inputs, every dimension dynamic. Its initializers then become external data pointing
 into the safetensors files the weights are saved in (`onnx_model`), so that the file holds
-the structure only (about 0.1 MB for the built-in model). Needs torch, transformers,
+the structure only. Needs torch, transformers,
 onnx and onnxscript (`bertsum[torch]`).
 """
 
@@ -30,7 +30,7 @@ from summarizer.modeling.arrays import collate_arrays
 from summarizer.modeling.backends import GRAPH_FILE
 from summarizer.modeling.batch import Batch
 from summarizer.modeling.features import FeatureBuilder
-from summarizer.modeling.modeling_bertsum import encoder_position_limit
+from summarizer.modeling.modeling_bertsum import BertSumModel, encoder_position_limit
 from summarizer.modeling.onnx_model import (
     BASE_WEIGHTS,
     OUTPUT,
@@ -81,7 +81,7 @@ class ScoringGraph(nn.Module):
         return torch.sigmoid(self.model(batch).float())
 
 
-def graph_inputs(model: nn.Module, uses_token_types: bool) -> list[str]:
+def graph_inputs(model: BertSumModel, uses_token_types: bool) -> list[str]:
     """The arrays of a batch that `model`'s forward pass reads."""
     names = ["input_ids", "attention_mask"] + (["token_type_ids"] if uses_token_types else [])
     names += ["token_slot"] if model.pooling.needs_token_slots else ["cls_window", "cls_position", "sentence_slot"]
@@ -112,12 +112,14 @@ def _dynamic_shapes(names: list[str], max_tokens: int) -> tuple[dict[int, torch.
     return tuple(by_layout[layout[name]] for name in names)
 
 
-def export_graph(model: nn.Module, tokenizer, directory: str | Path) -> Path:
+def export_graph(model: BertSumModel, tokenizer, directory: str | Path) -> Path:
     """Write `directory`/model.onnx for `model` (a `BertSumModel`), whose weights and config are
     already saved in `directory` (`save_pretrained` or `save_compact`); returns its path."""
     directory = Path(directory)
     if next(model.parameters()).device.type != "cpu" or next(model.parameters()).dtype != torch.float32:
-        model = copy.deepcopy(model).to("cpu", torch.float32)  # traced on the CPU in fp32, the graph's
+        # Traced on the CPU in fp32, the graph's. (transformers wraps `to` in functools.wraps, which
+        # typeshed types as not binding `self`.)
+        model = copy.deepcopy(model).to("cpu", torch.float32)  # type: ignore[arg-type]
     training = model.training
     try:
         model.eval()
@@ -126,7 +128,7 @@ def export_graph(model: nn.Module, tokenizer, directory: str | Path) -> Path:
         model.train(training)  # a snapshot's export leaves training as it was
 
 
-def _export(model: nn.Module, tokenizer, directory: Path) -> Path:
+def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
     builder = FeatureBuilder(tokenizer, model.config.features.for_inference(), model.config.language)
     names = graph_inputs(model, builder.uses_token_types)
     documents = [[_EXAMPLE] * 2, [_EXAMPLE] * (model.config.features.max_window_tokens // 8)]
@@ -163,9 +165,9 @@ def _export(model: nn.Module, tokenizer, directory: Path) -> Path:
     return target
 
 
-def _trace(model: nn.Module, names: list[str], example: tuple[torch.Tensor, ...]) -> torch.onnx.ONNXProgram:
+def _trace(model: BertSumModel, names: list[str], example: tuple[torch.Tensor, ...]) -> torch.onnx.ONNXProgram:
     """`model` as an ONNX program, every dimension of the `example` batch dynamic."""
-    return torch.onnx.export(
+    program = torch.onnx.export(
         ScoringGraph(model, names),
         example,
         input_names=names,
@@ -179,9 +181,11 @@ def _trace(model: nn.Module, names: list[str], example: tuple[torch.Tensor, ...]
         external_data=False,
         verbose=False,
     )
+    assert program is not None  # the dynamo exporter returns the program
+    return program
 
 
-def _check(model: nn.Module, builder: FeatureBuilder, pad: int, directory: Path) -> None:
+def _check(model: BertSumModel, builder: FeatureBuilder, pad: int, directory: Path) -> None:
     """Remove the graph and raise unless it scores a batch shaped unlike the traced one (one
     document, one window) as `model` does. The graph reads the weights as saved (a compact model
     keeps float16), so scores may differ by that rounding, never by more than `tolerance`."""
@@ -192,7 +196,7 @@ def _check(model: nn.Module, builder: FeatureBuilder, pad: int, directory: Path)
     expected = model.score_rows(rows, pad)
     try:
         got = OnnxModel.from_pretrained(directory).score_rows(rows, pad)
-        differs = max(abs(a - b) for a, b in zip(expected[0], got[0]))
+        differs: float | Exception = max(abs(a - b) for a, b in zip(expected[0], got[0]))
     except Exception as error:
         differs = error
     if not (isinstance(differs, float) and differs <= tolerance):
@@ -255,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         from summarizer.modeling.pipeline import Summarizer
 
         summarizer = Summarizer.from_pretrained(args.model, backend="torch")
+        assert isinstance(summarizer.model, BertSumModel)  # the torch backend's
         target = export_graph(summarizer.model, summarizer.builder.tokenizer, args.model)
         print(f"wrote {target}")
         return 0

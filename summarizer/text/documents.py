@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from summarizer.errors import InputError, first_line
 from summarizer.text.layout import LINE_BREAK, SENTENCE_END
@@ -236,7 +236,8 @@ def _running_key(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split()).lower())
 
 
-_READERS: dict[str, Callable[[str], list[str]]] = {
+# Each reader takes text; html's takes a page's undecoded bytes too (`_decode` keeps them for it).
+_READERS: dict[str, Callable[[Any], list[str]]] = {
     "text": text_paragraphs,
     "markdown": markdown_paragraphs,
     "html": html_paragraphs,

@@ -125,9 +125,14 @@ def _dehyphenate(current: str, line: str, compounds: set[str]) -> str:
     """`current`, which ends in a hyphen after a letter, joined to its soft-wrapped next `line`:
     the hyphen goes unless the word is a compound already ("state-of-the-") or the document
     writes it with a hyphen elsewhere."""
-    left = _LAST_WORD.search(current).group()[:-1]
-    letters = re.search(r"[^\W\d_]*$", left).group()
-    right = re.match(r"[^\W\d_]*", line).group()
+    last_word = _LAST_WORD.search(current)
+    assert last_word is not None  # `current` ends in a hyphen
+    left = last_word.group()[:-1]
+    letters_match = re.search(r"[^\W\d_]*$", left)
+    right_match = re.match(r"[^\W\d_]*", line)
+    assert letters_match is not None and right_match is not None  # both match the empty string
+    letters = letters_match.group()
+    right = right_match.group()
     if "-" in left or f"{letters}-{right}" in compounds:
         return current + line
     return current[:-1] + line

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 
 from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer
 
+from summarizer.errors import check
 from summarizer.text.layout import LINE_BREAK, paragraphs
 
 # Punkt only considers a break where this matches ('.', '?' or '!' before a space or punctuation);
@@ -30,9 +31,12 @@ def available_languages() -> list[str]:
 
 
 def check_language(language: str) -> None:
-    """A ValueError starting with "language" unless Punkt parameters ship for `language`."""
-    if language not in available_languages():
-        raise ValueError(f"language must be one of {', '.join(available_languages())}, got {language!r}")
+    """A `SettingError` for "language" unless Punkt parameters ship for `language`."""
+    check(
+        language in available_languages(),
+        "language",
+        f"must be one of {', '.join(available_languages())}, got {language!r}",
+    )
 
 
 @functools.cache

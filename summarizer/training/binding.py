@@ -1,8 +1,8 @@
 """Settings read from YAML into nested dataclasses, with `dotted.key=value` overrides.
 
 A key the dataclass lacks, or a value of the wrong type or range, raises `ConfigError` naming
-the key (`section.key: ...`); checks in `__post_init__` start their message with the field's
-name. A dataclass with an `extra_setting(key, value, where)` classmethod takes other keys too,
+the key (`section.key: ...`); checks in `__post_init__` raise `SettingError`, which carries the
+field's name. A dataclass with an `extra_setting(key, value, where)` classmethod takes other keys too,
 into its `others` field; one with a `RENAMED` mapping says what replaced a key it no longer has.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, Union
 
 import yaml
 
-from summarizer.errors import InputError
+from summarizer.errors import InputError, SettingError
 
 
 class ConfigError(InputError):
@@ -76,8 +76,8 @@ def build(cls: type, values: Any, path: str) -> Any:
             kwargs[key] = coerce(hints[key], value, where)
         elif extra is not None:
             others[key] = extra(key, value, where)
-        elif key in getattr(cls, "RENAMED", {}):
-            raise ConfigError(f"{where}: no longer a setting: {cls.RENAMED[key]}")
+        elif key in (renamed := getattr(cls, "RENAMED", {})):
+            raise ConfigError(f"{where}: no longer a setting: {renamed[key]}")
         else:
             raise ConfigError(f"{where}: unknown setting (known in {path or 'the config'}: {', '.join(sorted(known))})")
     if others:
@@ -86,11 +86,11 @@ def build(cls: type, values: Any, path: str) -> Any:
         return cls(**kwargs)
     except ConfigError:
         raise
-    except (TypeError, ValueError) as error:
-        # Checks in __post_init__ start their message with the field's name.
-        first = str(error).split(" ", 1)[0]
-        where = f"{path}.{first}" if path and first in known else path or "config"
+    except SettingError as error:  # a check in __post_init__, naming its field
+        where = f"{path}.{error.field}" if path and error.field in known else path or "config"
         raise ConfigError(f"{where}: {error}") from None
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"{path or 'config'}: {error}") from None
 
 
 def readable(hint: Any) -> bool:
@@ -105,7 +105,7 @@ def readable(hint: Any) -> bool:
 
 def coerce(hint: Any, value: Any, where: str) -> Any:
     if dataclasses.is_dataclass(hint):
-        return build(hint, value, where)
+        return build(typing.cast(type, hint), value, where)  # a hint: the dataclass itself, not an instance
     origin = typing.get_origin(hint)
     if origin in (Union, types.UnionType):
         options = typing.get_args(hint)

@@ -9,7 +9,6 @@ left out), so that one file can give both validation and test documents; other s
 are ignored for files. For a dataset, the split is one of its splits (`test`, `test[:100]`).
 JSON, JSONL and CSV files are read here rather than by `datasets.load_dataset`, whose JSON
 reader names neither file nor line of a bad row ("Expected object or value at position 28").
-Above 250 lines: one reader per format, each naming the file and row of a bad document.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Training, validation and test documents as length-grouped, dynamically padded batches.
 
-Above 250 lines: the length-grouped sampler (resumable mid-epoch, dealt out to DDP processes)
-and the held-out splits are this data flow's, kept beside it.
+The length-grouped sampler is resumable mid-epoch and deals batches out to DDP processes.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from summarizer.errors import InputError
 from summarizer.modeling.batch import Batch, by_length, collate, cut
 from summarizer.modeling.features import FeatureConfig
 from summarizer.training.data import LoadedData, load_documents, untokenized
-from summarizer.training.preprocess import preprocess
+from summarizer.training.preprocess import LabelConfig, preprocess
 from summarizer.training.settings import DataConfig
 
 SPLIT_SEED = 0
@@ -134,12 +133,12 @@ class LengthGroupedSampler(Sampler[int]):
             full = [batch for batch in batches if len(batch) == self.batch_size]
         else:
             rng.shuffle(order)
-            grouped = [
+            in_order = [
                 i
                 for start in range(0, len(order), chunk)
                 for i in by_length(order[start : start + chunk], self.lengths)
             ]
-            batches = cut(grouped, self.batch_size)
+            batches = cut(in_order, self.batch_size)
             short = batches[-1:] if batches and len(batches[-1]) < self.batch_size else []
             full = batches[: len(batches) - len(short)]
             rng.shuffle(full)
@@ -261,7 +260,9 @@ class SummarizationDataModule(pl.LightningDataModule):
         """Features of every split; training leaves out documents without a scored sentence."""
         loaded, self.loaded = self.load(), {}  # the documents are not kept once their features are built
         # The test split is read as the trained model reads documents, and needs no targets.
-        settings = {split: (self.features, self.data.labels()) for split in ("train", "validation")}
+        settings: dict[str, tuple[FeatureConfig, LabelConfig | None]] = {
+            split: (self.features, self.data.labels()) for split in ("train", "validation")
+        }
         settings["test"] = (self.features.for_inference(), None)
         out = {
             split: preprocess(
@@ -278,7 +279,7 @@ class SummarizationDataModule(pl.LightningDataModule):
 
     def _load(self) -> dict[str, LoadedData]:
         cfg = self.data
-        options = {
+        options: dict[str, Any] = {
             "text_field": cfg.text_field,
             "summary_field": cfg.summary_field,
             "skip_bad_rows": cfg.skip_bad_rows,
@@ -289,7 +290,9 @@ class SummarizationDataModule(pl.LightningDataModule):
                 loaded = load_documents(getattr(cfg, split), getattr(cfg, f"{split}_split"), **options)
             except InputError as error:
                 raise InputError(f"data.{split}: {error}") from None
-            if rank_zero_only.rank == 0:  # data.skip_bad_rows: say which rows were left out, once
+            # data.skip_bad_rows: say which rows were left out, once. (Lightning sets `rank_zero_only.rank`
+            # at runtime; its type, an overloaded function, has no such attribute.)
+            if rank_zero_only.rank == 0:  # type: ignore[attr-defined]
                 for reason in loaded.skipped:
                     print(f"skipped: {reason}", file=sys.stderr)
             return loaded

@@ -12,15 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])
-from summarizer.cli.arguments import (
-    UsageError,
-    add_debug_flag,
-    add_model_arguments,
-    add_selection_arguments,
-    positive_int,
-    run_command,
-    selection_from,
-)
+from summarizer.cli import arguments
 from summarizer.modeling.pipeline import PreparedDocument, Summarizer, Summary
 from summarizer.modeling.selection import SelectionConfig
 from summarizer.text.centrality import DEFAULT_WORDS, most_central
@@ -97,7 +89,7 @@ def evaluate_prepared(
     """`evaluate` on documents whose features are built (training's own test features, through
     `Summarizer.from_features`), with references split into sentences."""
     _check(selection)
-    summaries = summarizer.summarize_prepared(documents, batch_size, selection)
+    summaries = summarizer._summarize_prepared(documents, batch_size, selection)
     return _compare(
         summarizer, [document.sentences for document in documents], references, summaries, selection, bootstrap_samples
     )
@@ -154,25 +146,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="split of a saved dataset dictionary; required for aclsum (train, validation or test); "
         "for a file, a range of its documents such as 300: or 0:300",
     )
-    add_selection_arguments(parser, summaries=False)
+    arguments.add_selection_arguments(parser, summaries=False)
     parser.add_argument("--text-field", help="field holding the document (default: guessed)")
     parser.add_argument("--summary-field", help="field holding the reference summary (default: guessed)")
     parser.add_argument("--skip-bad-rows", action="store_true", help="skip unusable rows instead of stopping")
-    parser.add_argument("--limit", type=positive_int, help="evaluate on the first N documents only")
-    add_model_arguments(parser)
+    parser.add_argument("--limit", type=arguments.positive_int, help="evaluate on the first N documents only")
+    arguments.add_model_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    add_debug_flag(parser)
+    arguments.add_debug_flag(parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the evaluation command; returns the exit status (2 for bad arguments, model or data)."""
-    return run_command(build_parser(), argv, _run, _report)
+    return arguments.run_command(build_parser(), argv, _run, _report)
 
 
 def _run(args: argparse.Namespace) -> int:
     if args.data == "aclsum" and args.split is None:
-        raise UsageError("--data aclsum needs --split (train, validation or test)")
+        raise arguments.UsageError("--data aclsum needs --split (train, validation or test)")
     summarizer = Summarizer.from_pretrained(
         args.model, device=args.device, precision=args.precision, backend=args.backend
     )
@@ -186,7 +178,7 @@ def _run(args: argparse.Namespace) -> int:
     for reason in data.skipped:
         _report(f"skipped {reason}")
     documents = data.documents[: args.limit]
-    selection = selection_from(args)
+    selection = arguments.selection_from(args)
     result = evaluate(summarizer, documents, selection, args.batch_size)
     if args.json:
         print(json.dumps({"data": args.data, "split": args.split, **result.to_dict()}, indent=2))

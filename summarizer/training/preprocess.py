@@ -17,6 +17,7 @@ from typing import Any
 import datasets
 from transformers import PreTrainedTokenizerBase
 
+from summarizer.errors import check_at_least, check_fraction
 from summarizer.modeling.features import FeatureBuilder, FeatureConfig
 from summarizer.resources import cache_dir as bertsum_cache_dir
 from summarizer.text.sentences import reference_sentences, split_sentences
@@ -37,10 +38,8 @@ class LabelConfig:
     soft_target_weight: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.oracle_size < 1:
-            raise ValueError(f"oracle_size must be at least 1, got {self.oracle_size}")
-        if not 0.0 <= self.soft_target_weight < 1.0:
-            raise ValueError(f"soft_target_weight must be in [0, 1), got {self.soft_target_weight}")
+        check_at_least(self, 1, "oracle_size")
+        check_fraction(self, "soft_target_weight")
 
 
 class DocumentPreprocessor:

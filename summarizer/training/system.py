@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 
 import pytorch_lightning as pl
 import torch
+from pytorch_lightning.utilities.types import OptimizerLRSchedulerConfig
 from torch import nn
 from torchmetrics import MeanMetric
 from transformers import get_scheduler
@@ -77,6 +78,7 @@ class SummarizationSystem(pl.LightningModule):
 
     def _update(self, name: str, values: Sequence[float], batch_size: int, prog_bar: bool = False) -> None:
         metric = self.metrics[name]
+        assert isinstance(metric, MeanMetric)  # every one of `self.metrics`
         metric.update(torch.tensor(values, dtype=torch.float32, device=self.device))
         self.log(name, metric, on_step=False, on_epoch=True, batch_size=batch_size, prog_bar=prog_bar)
 
@@ -88,10 +90,10 @@ class SummarizationSystem(pl.LightningModule):
             out.append([sentences[i] for i in chosen])
         return out
 
-    def configure_optimizers(self) -> dict[str, Any]:
+    def configure_optimizers(self) -> OptimizerLRSchedulerConfig:
         """AdamW (no decay on biases and norms) with warmup and decay over all optimizer steps."""
         cfg = self.optim
-        groups = []
+        groups: list[dict[str, Any]] = []
         parts = (
             (list(self.model.encoder.parameters()), cfg.encoder_lr),
             (self.model.scratch_parameters(), cfg.head_lr),
@@ -109,7 +111,8 @@ class SummarizationSystem(pl.LightningModule):
         # Lightning refuses to clip gradients of a fused optimizer under 16-mixed and bf16-mixed alike.
         mixed_clipping = "mixed" in str(self.trainer.precision) and bool(self.trainer.gradient_clip_val)
         fused = cfg.fused and self.device.type in ("cpu", "cuda") and not mixed_clipping
-        optimizer = torch.optim.AdamW(groups, betas=tuple(cfg.betas), eps=cfg.eps, fused=fused or None)
+        betas = cast(tuple[float, float], tuple(cfg.betas))  # OptimConfig checks there are two
+        optimizer = torch.optim.AdamW(groups, betas=betas, eps=cfg.eps, fused=fused or None)
         total = int(self.trainer.estimated_stepping_batches)
         warmup = cfg.warmup_steps if cfg.warmup_steps is not None else int(cfg.warmup_ratio * total)
         scheduler = get_scheduler(cfg.scheduler, optimizer, num_warmup_steps=warmup, num_training_steps=total)

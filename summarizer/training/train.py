@@ -6,7 +6,6 @@ with `BertSumModel.save_pretrained`. Checkpoints and CSV / TensorBoard logs go t
 `runs/NAME/`; `--resume` continues a stopped run from `runs/NAME/checkpoints/last.ckpt`.
 The run directory is touched only once the encoder, the trainer settings and the data have
 loaded, so a run that fails to start leaves an earlier run's checkpoints alone.
-Above 250 lines: one run from start to report (callbacks, resume check, export, test scores).
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])
 from summarizer.cli.arguments import add_debug_flag, run_guarded
 from summarizer.errors import InputError, first_line
-from summarizer.modeling.configuration_bertsum import BertSumConfig, refuse_code
+from summarizer.modeling.configuration_bertsum import refuse_code
 from summarizer.modeling.features import DocumentFeatures
 from summarizer.modeling.modeling_bertsum import BertSumModel, Pooling, freeze_encoder, load_tokenizer
 from summarizer.modeling.onnx_export import export_graph
@@ -80,7 +79,7 @@ def build_model(config: ModelConfig) -> BertSumModel:
     try:
         if config.trainable_layers is not None:
             freeze_encoder(encoder, config.trainable_layers)
-        model = BertSumModel(BertSumConfig(encoder=encoder.config, **config.saved_settings()), encoder)
+        model = BertSumModel(config.bertsum_config(encoder.config), encoder)
     except ValueError as error:
         raise ConfigError(f"model: {error}") from None
     if config.init_from is not None:
@@ -165,17 +164,60 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
     datamodule = build_datamodule(config, tokenizer)
     datamodule.load()  # bad data is reported before any progress bar or banner
     model = build_model(config.model)
+    resume_from = resume_checkpoint(config) if resume else None
     validate = datamodule.has("validation")
-    checkpoints = config.run_dir / "checkpoints"
-    resume_from = checkpoints / LAST_CHECKPOINT if resume else None
-    if resume_from is not None and not resume_from.exists():
-        print(f"No checkpoint at {resume_from}; starting from the beginning.", file=sys.stderr)
-        resume_from = None
-    if resume_from is not None:
-        check_same_model(config, resume_from)
+    best_kept, trainer_callbacks = build_callbacks(config, tokenizer, validate)
+    trainer = build_trainer(
+        config,
+        [*trainer_callbacks, *callbacks],
+        logger=[CSVLogger(config.run_dir, name="csv"), TensorBoardLogger(config.run_dir, name="tensorboard")],
+        default_root_dir=config.run_dir,
+        **({} if validate else {"limit_val_batches": 0}),
+    )
+    datamodule.setup("fit")  # every split read and preprocessed before the run directory changes
+    # The first process; launched ones (DDP) leave files alone. (`rank` is set at runtime, untyped.)
+    if rank_zero_only.rank == 0:  # type: ignore[attr-defined]
+        prepare_run_dir(config, fresh=resume_from is None)
+    system = SummarizationSystem(
+        model, config.optim, config.selection, seed=config.seed, model_settings=model_settings(config.model)
+    )
+    trainer.fit(system, datamodule=datamodule, ckpt_path=resume_from)
 
+    best = Path(best_kept.best_model_path or best_kept.last_model_path)
+    score = best_kept.best_model_score
+    result = TrainResult(config.run_dir, config.export_dir, best, float(score) if score is not None else None)
+    if trainer.is_global_zero:  # the process that wrote the checkpoints; other nodes may not see them
+        system.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
+        model = system.model.cpu().eval()
+        write_held_out(config, datamodule)
+        try:
+            export_model(model, tokenizer, config.export_dir, *compact_export(config))
+        except OSError as error:
+            raise InputError(
+                f"output: cannot export the model to {config.export_dir} ({error}); the best checkpoint is {best}"
+            ) from None
+        result.test = score_test_documents(config, datamodule, model, tokenizer)
+    return result
+
+
+def resume_checkpoint(config: TrainConfig) -> Path | None:
+    """The checkpoint `--resume` continues from, checked (None, said on stderr, when there is none)."""
+    checkpoint = config.run_dir / "checkpoints" / LAST_CHECKPOINT
+    if not checkpoint.exists():
+        print(f"No checkpoint at {checkpoint}; starting from the beginning.", file=sys.stderr)
+        return None
+    check_same_model(config, checkpoint)
+    return checkpoint
+
+
+def build_callbacks(
+    config: TrainConfig, tokenizer: PreTrainedTokenizerBase, validate: bool
+) -> tuple[ModelCheckpoint, list[Callback]]:
+    """The callback that keeps the best checkpoint (the last one without validation), and all
+    the run's callbacks: it, the learning-rate log, periodic checkpoints, snapshots, early stop."""
+    checkpoints = config.run_dir / "checkpoints"
     monitor = config.checkpoint.monitor
-    checkpoint = ModelCheckpoint(
+    best_kept = ModelCheckpoint(
         dirpath=checkpoints,
         filename="epoch{epoch:02d}-" + (f"{monitor}{{{monitor}:.2f}}" if validate else "last"),
         monitor=monitor if validate else None,
@@ -184,17 +226,17 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
         save_last=config.checkpoint.every_n_steps is None,  # else the periodic checkpoint writes last.ckpt
         auto_insert_metric_name=False,
     )
-    trainer_callbacks: list[Callback] = [checkpoint, LearningRateMonitor(logging_interval="step"), *callbacks]
+    callbacks: list[Callback] = [best_kept, LearningRateMonitor(logging_interval="step")]
     if config.checkpoint.every_n_steps is not None:
-        trainer_callbacks.append(
+        callbacks.append(
             ModelCheckpoint(
                 dirpath=checkpoints, every_n_train_steps=config.checkpoint.every_n_steps, save_top_k=0, save_last=True
             )
         )
     if config.output.snapshots:
-        trainer_callbacks.append(Snapshots(config, tokenizer))
+        callbacks.append(Snapshots(config, tokenizer))
     if validate and config.checkpoint.patience is not None:
-        trainer_callbacks.append(
+        callbacks.append(
             EarlyStopping(
                 monitor=monitor,
                 mode=config.checkpoint.mode,
@@ -202,72 +244,55 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
                 min_delta=config.checkpoint.min_delta,
             )
         )
-    trainer = build_trainer(
-        config,
-        trainer_callbacks,
-        logger=[CSVLogger(config.run_dir, name="csv"), TensorBoardLogger(config.run_dir, name="tensorboard")],
-        default_root_dir=config.run_dir,
-        **({} if validate else {"limit_val_batches": 0}),
-    )
-    datamodule.setup("fit")  # every split read and preprocessed before the run directory changes
-    if rank_zero_only.rank == 0:  # the first process; launched ones (DDP) leave files alone
-        prepare_run_dir(config, fresh=resume_from is None)
+    return best_kept, callbacks
 
-    system = SummarizationSystem(
-        model, config.optim, config.selection, seed=config.seed, model_settings=model_settings(config.model)
-    )
-    trainer.fit(system, datamodule=datamodule, ckpt_path=resume_from)
 
-    best = Path(checkpoint.best_model_path or checkpoint.last_model_path)
-    result = TrainResult(
-        run_dir=config.run_dir,
-        export_dir=config.export_dir,
-        best_checkpoint=best,
-        best_score=float(checkpoint.best_model_score) if checkpoint.best_model_score is not None else None,
-    )
-    if trainer.is_global_zero:  # the process that wrote the checkpoints; other nodes may not see them
-        system.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
-        held_out = {  # held out of the training file: saved for `evaluate`
-            split: split_documents(datamodule, split)
-            for split in ("validation", "test")
-            if getattr(config.data, f"{split}_fraction") > 0
-        }
-        for split, documents in held_out.items():
-            write_jsonl(config.run_dir / f"{split}.jsonl", documents)
-        model = system.model.cpu().eval()
-        try:
-            export_model(model, tokenizer, config.export_dir, *compact_export(config))
-        except OSError as error:
-            raise InputError(
-                f"output: cannot export the model to {config.export_dir} ({error}); the best checkpoint is {best}"
-            ) from None
-        if datamodule.has("test"):
-            if config.selection.max_words is None:
-                summarizer = Summarizer(model, tokenizer)
-                rows = datamodule.datasets["test"]  # features built as the model reads documents
-                prepared = [
-                    summarizer.from_features(row["sentences"], DocumentFeatures.from_columns(row)) for row in rows
-                ]
-                result.test = evaluate_prepared(summarizer, prepared, rows["reference"], config.selection)
-            else:
-                print(
-                    "Test documents not scored: the comparison with Lead and the oracle needs "
-                    "selection.k or selection.ratio, not selection.max_words.",
-                    file=sys.stderr,
-                )
-    return result
+def write_held_out(config: TrainConfig, datamodule: SummarizationDataModule) -> None:
+    """Save the documents held out of the training file (`*_fraction`) for `evaluate`."""
+    for split in ("validation", "test"):
+        if getattr(config.data, f"{split}_fraction") > 0:
+            write_jsonl(config.run_dir / f"{split}.jsonl", split_documents(datamodule, split))
+
+
+def score_test_documents(
+    config: TrainConfig, datamodule: SummarizationDataModule, model: BertSumModel, tokenizer: PreTrainedTokenizerBase
+) -> Evaluation | None:
+    """ROUGE of the exported model on the test documents beside Lead, TextRank and the oracle,
+    from the features the data module built for them (None without test documents)."""
+    if not datamodule.has("test"):
+        return None
+    if config.selection.max_words is not None:
+        print(
+            "Test documents not scored: the comparison with Lead and the oracle needs "
+            "selection.k or selection.ratio, not selection.max_words.",
+            file=sys.stderr,
+        )
+        return None
+    summarizer = Summarizer(model, tokenizer)
+    rows = datamodule.datasets["test"]  # features built as the model reads documents
+    prepared = [summarizer._from_features(row["sentences"], DocumentFeatures.from_columns(row)) for row in rows]
+    return evaluate_prepared(summarizer, prepared, rows["reference"], config.selection)
 
 
 def check_same_model(config: TrainConfig, checkpoint: Path) -> None:
-    """Refuse to resume from a checkpoint whose model was built with other model settings (its
-    hyperparameters hold them). Settings added since the run started count at their defaults."""
+    """Refuse to resume from a file that is not a training checkpoint, or from one whose model was
+    built with other model settings (its hyperparameters hold them). Settings added since the run
+    started count at their defaults; a checkpoint saved before settings were recorded is taken."""
     try:
         # Mapped, not read: only the hyperparameters are needed; Lightning loads the weights itself.
-        recorded = torch.load(checkpoint, map_location="cpu", weights_only=True, mmap=True)["hyper_parameters"]["model"]
-        saved = model_config(recorded)
-    except Exception:  # unreadable, or saved without them: Lightning's own loading decides
+        saved = torch.load(checkpoint, map_location="cpu", weights_only=True, mmap=True)
+    except Exception as error:  # damaged, truncated or not a torch file: many types
+        raise InputError(
+            f"{checkpoint}: not a readable training checkpoint ({type(error).__name__}: {first_line(error)}); "
+            "delete it or run without --resume"
+        ) from None
+    if not isinstance(saved, dict) or "state_dict" not in saved:
+        raise InputError(f"{checkpoint}: not a checkpoint of this training (no state_dict); run without --resume")
+    try:
+        recorded = model_config(saved["hyper_parameters"]["model"])
+    except Exception:  # saved without them: Lightning's own loading decides
         return
-    differences = _differences(model_settings(saved), model_settings(config.model), "model")
+    differences = _differences(model_settings(recorded), model_settings(config.model), "model")
     if differences:
         raise ConfigError(
             f"{checkpoint}: --resume needs the model settings the run started with, but " + "; ".join(differences)
@@ -323,6 +348,7 @@ class Snapshots(Callback):
     def on_train_batch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule, *args: Any) -> None:
         documents = trainer.global_step * self.documents_per_step * trainer.world_size
         if documents in self.config.output.snapshots and trainer.is_global_zero:
+            assert isinstance(pl_module, SummarizationSystem)  # the system `train` runs
             model = pl_module.model
             target = self.config.run_dir / f"model-{documents}"
             if not target.exists():  # a resumed run may pass the same step again
@@ -438,7 +464,7 @@ def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     config = load_config(args.config, args.overrides)
     result = train(config, resume=args.resume)
-    if rank_zero_only.rank == 0:
+    if rank_zero_only.rank == 0:  # type: ignore[attr-defined]  # set by Lightning at runtime, untyped
         print(report(result, config))
         minutes, seconds = divmod(round(time.perf_counter() - started), 60)
         print(f"Finished in {minutes} min {seconds:02d} s")
