@@ -18,13 +18,13 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> Any:
     # Imported on first use so that `import summarizer` stays light.
     if name in ("Summarizer", "Summary"):
-        from summarizer.modeling import pipeline as api
+        from summarizer.modeling import pipeline
 
-        return getattr(api, name)
+        return getattr(pipeline, name)
     if name in ("BertSumConfig", "BertSumModel"):  # importing them registers them with the Auto classes
-        from summarizer.modeling import modeling_bertsum as model
+        from summarizer.modeling import modeling_bertsum
 
-        return getattr(model, name)
+        return getattr(modeling_bertsum, name)
     if name == "split_sentences":
         from summarizer.text.sentences import split_sentences
 

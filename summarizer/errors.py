@@ -34,12 +34,12 @@ def check_at_least(settings: object, minimum: float, *fields: str, nullable: boo
         check(allowed, field, f"must be at least {minimum}{' or null' if nullable else ''}, got {value}")
 
 
-def check_fraction(settings: object, *fields: str, low: float = 0.0, high: float = 1.0, nullable: bool = False) -> None:
-    """Check that each of `fields` of `settings` is in [low, high) (or None, when `nullable`)."""
+def check_fraction(settings: object, *fields: str, nullable: bool = False) -> None:
+    """Check that each of `fields` of `settings` is in [0, 1) (or None, when `nullable`)."""
     for field in fields:
         value = getattr(settings, field)
-        allowed = (value is None and nullable) or (value is not None and low <= value < high)
-        check(allowed, field, f"must be in [{low:g}, {high:g}){' or null' if nullable else ''}, got {value}")
+        allowed = (value is None and nullable) or (value is not None and 0.0 <= value < 1.0)
+        check(allowed, field, f"must be in [0, 1){' or null' if nullable else ''}, got {value}")
 
 
 def check_choice(settings: object, field: str, choices: tuple[str, ...]) -> None:

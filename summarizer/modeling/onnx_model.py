@@ -46,8 +46,7 @@ OUTPUT = "scores"  # [documents, max_sentences]: the probability of each sentenc
 SPECIAL_TOKENS = ("cls_token_id", "sep_token_id", "pad_token_id")
 # One call holds the windows of whole sections: at most this many, unless one section has more.
 # The head reads all the windows of a section at once; a section has at most 512 sentences.
-# Over 50 CNN/DailyMail articles, peak RSS 4: 505 MB, 8: 522 MB, 16: 722 MB, 32: 838 MB (the attention
-# buffers of a call), in the same time (16.0 to 17.7 s) and with the same sentences.
+# The attention buffers of a call set the peak memory (docs/benchmarks.md, ONNX Runtime).
 MAX_WINDOWS_PER_CALL = 8
 
 
