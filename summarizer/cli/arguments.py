@@ -36,8 +36,9 @@ def add_debug_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--debug", action="store_true", help="show the full detail and traceback of an error")
 
 
-def add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    """--model, --batch-size, --device, --precision and --backend: which model runs, and how."""
+def add_model_arguments(parser: argparse.ArgumentParser, precision: str = "auto") -> None:
+    """--model, --batch-size, --device, --precision (default `precision`) and --backend: which
+    model runs, and how."""
     parser.add_argument(
         "--model",
         help="a built-in model (news, the default, or news-accurate) or an exported model directory "
@@ -48,14 +49,15 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--precision",
         choices=PRECISIONS,
-        default="fp32",
-        help="fp32 (default), bf16, or int8 on a CPU (faster; docs/benchmarks.md)",
+        default=precision,
+        help=f"auto (int8 on an x86 CPU with AVX2, else fp32), fp32, bf16 or int8 (default {precision}; "
+        "docs/benchmarks.md)",
     )
     parser.add_argument(
         "--backend",
         choices=BACKENDS,
         default="auto",
-        help="onnx (ONNX Runtime: CPU, fp32), torch, or auto (default): onnx where the model has its graph",
+        help="onnx (ONNX Runtime: CPU, fp32 or int8), torch, or auto (default): onnx where the model has its graph",
     )
 
 

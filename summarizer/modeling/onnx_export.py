@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import logging
 import os
 import sys
@@ -27,16 +28,19 @@ from torch import nn
 
 from summarizer.cli.arguments import add_debug_flag, run_command
 from summarizer.modeling.arrays import collate_arrays
-from summarizer.modeling.backends import GRAPH_FILE
+from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE
 from summarizer.modeling.batch import Batch
 from summarizer.modeling.features import FeatureBuilder
 from summarizer.modeling.modeling_bertsum import BertSumModel, encoder_position_limit
 from summarizer.modeling.onnx_model import (
     BASE_WEIGHTS,
+    INT8_FILE,
+    INT8_SOURCES,
     OUTPUT,
     SPECIAL_TOKENS,
     OnnxModel,
     header_digest,
+    int8_layout,
     read_header,
     weight_files,
 )
@@ -154,15 +158,17 @@ def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
                 logger.setLevel(level)
     graph = program.model_proto
     buffers = {name for name, _ in model.named_buffers()}
-    digests = _point_into(graph, weight_files(directory, model.config.base_encoder), buffers)
+    digests, sources = _point_into(graph, weight_files(directory, model.config.base_encoder), buffers)
     special = dict(zip(SPECIAL_TOKENS, map(str, [builder.cls_id, builder.sep_id, pad])))
+    quantized, used = _int8_graph(graph, sources)
     onnx.helper.set_model_props(graph, {**special, **digests})
-    target = directory / GRAPH_FILE
-    staging = directory / f".{GRAPH_FILE}.{os.getpid()}"  # renamed over the target once whole
-    staging.write_bytes(graph.SerializeToString())
-    os.replace(staging, target)
+    onnx.helper.set_model_props(quantized, {**special, **digests, INT8_SOURCES: json.dumps(used)})
+    for name, written in ((GRAPH_FILE, graph), (INT8_GRAPH_FILE, quantized)):
+        staging = directory / f".{name}.{os.getpid()}"  # renamed over the target once whole
+        staging.write_bytes(written.SerializeToString())
+        os.replace(staging, directory / name)
     _check(model, builder, pad, directory)
-    return target
+    return directory / GRAPH_FILE
 
 
 def _trace(model: BertSumModel, names: list[str], example: tuple[torch.Tensor, ...]) -> torch.onnx.ONNXProgram:
@@ -186,47 +192,52 @@ def _trace(model: BertSumModel, names: list[str], example: tuple[torch.Tensor, .
 
 
 def _check(model: BertSumModel, builder: FeatureBuilder, pad: int, directory: Path) -> None:
-    """Remove the graph and raise unless it scores a batch shaped unlike the traced one (one
-    document, one window) as `model` does. The graph reads the weights as saved (a compact model
-    keeps float16), so scores may differ by that rounding, never by more than `tolerance`."""
-    tolerance = 1e-2
+    """Remove the graphs and raise unless each scores a batch shaped unlike the traced one (one
+    document, one window) as `model` does. The fp32 graph reads the weights as saved (a compact
+    model keeps float16), so its scores may differ by that rounding, never by more than 1e-2;
+    the int8 graph's by the quantization, never by more than 0.1."""
     rows = [
         features.to_columns() for features in builder.batch([[_EXAMPLE, "Members argued for hours about funding."]])
     ]
     expected = model.score_rows(rows, pad)
-    try:
-        got = OnnxModel.from_pretrained(directory).score_rows(rows, pad)
-        differs: float | Exception = max(abs(a - b) for a, b in zip(expected[0], got[0]))
-    except Exception as error:
-        differs = error
-    if not (isinstance(differs, float) and differs <= tolerance):
-        (directory / GRAPH_FILE).unlink()
-        raise ValueError(f"the exported graph does not score as the model does ({differs})")
+    for precision, name, tolerance in (("fp32", GRAPH_FILE, 1e-2), ("int8", INT8_GRAPH_FILE, 0.1)):
+        try:
+            got = OnnxModel.from_pretrained(directory, precision=precision).score_rows(rows, pad)
+            differs: float | Exception = max(abs(a - b) for a, b in zip(expected[0], got[0]))
+        except Exception as error:
+            differs = error
+        if not (isinstance(differs, float) and differs <= tolerance):
+            for written in (GRAPH_FILE, INT8_GRAPH_FILE):
+                (directory / written).unlink(missing_ok=True)
+            raise ValueError(f"the exported graph {name} does not score as the model does ({differs})")
 
 
-def _point_into(graph: onnx.ModelProto, files: dict[str, Path], buffers: set[str]) -> dict[str, str]:
+def _point_into(
+    graph: onnx.ModelProto, files: dict[str, Path], buffers: set[str]
+) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
     """Turn `graph`'s initializers (the parameters of the traced `ScoringGraph`) into external
         data pointing into the safetensors `files` (`onnx_model.weight_files`); a tensor stored in
         another type is read in that type and cast once; `buffers` not saved
     with the weights stay in the graph. Also drop what only helps debugging (each
         node's stack trace, intermediate shapes). Returns each file's header digest, by the name
-        the graph gives the file."""
-    stored, digests = {}, {}  # parameter name: (file name, its entry in the header, where the data begins)
+        the graph gives the file, and where each initializer now reads its tensor: (file, name
+        there), by the initializer's name."""
+    stored, digests = {}, {}  # parameter name: (file name, its entry in the header, where the data begins, key)
     for location, path in reversed(files.items()):  # the model's own file last: it wins
         header, tensors, begin = read_header(path)
         prefix = "encoder." if location == BASE_WEIGHTS else ""
         stored.update(
-            {prefix + name: (location, entry, begin) for name, entry in tensors.items() if name != "__metadata__"}
+            {prefix + name: (location, entry, begin, name) for name, entry in tensors.items() if name != "__metadata__"}
         )
         digests[f"{location}.header"] = header_digest(header)
-    casts = []
+    casts, sources = [], {}
     for tensor in graph.graph.initializer:
         name = tensor.name.removeprefix("model.")  # ScoringGraph's attribute
         if name not in stored:
             if name in buffers:  # a constant the model builds (position ids): small, kept in the graph
                 continue
             raise ValueError(f"the graph reads {name}, which the model's weight files do not hold")
-        location, entry, begin = stored[name]
+        location, entry, begin, key = stored[name]
         if list(entry["shape"]) != list(tensor.dims):
             raise ValueError(f"{name}: shape {entry['shape']} in {location}, {list(tensor.dims)} in the graph")
         start, end = entry["data_offsets"]
@@ -234,6 +245,7 @@ def _point_into(graph: onnx.ModelProto, files: dict[str, Path], buffers: set[str
         if kind != tensor.data_type:  # read as stored under its own name, cast to the name the graph reads
             casts.append(onnx.helper.make_node("Cast", [name], [tensor.name], to=tensor.data_type))
             tensor.name, tensor.data_type = name, kind
+        sources[tensor.name] = (location, key)
         tensor.ClearField("raw_data")
         del tensor.external_data[:]
         for key, value in (("location", location), ("offset", str(begin + start)), ("length", str(end - start))):
@@ -245,7 +257,73 @@ def _point_into(graph: onnx.ModelProto, files: dict[str, Path], buffers: set[str
     for node in graph.graph.node:
         del node.metadata_props[:]
     del graph.graph.value_info[:]
-    return digests
+    return digests, sources
+
+
+def _int8_graph(
+    graph: onnx.ModelProto, sources: dict[str, tuple[str, str]]
+) -> tuple[onnx.ModelProto, list[tuple[str, str]]]:
+    """A copy of `graph` (as `_point_into` left it) whose encoder products with a weight matrix,
+    `MatMul(x, Transpose(W))` with W stored under `encoder.`, are ONNX Runtime's
+    `DynamicQuantizeMatMul(x, W_int8, W_scale)`; the int8 weights and scales are external data
+    in `INT8_FILE` (`onnx_model.int8_layout`), quantized from the returned (file, tensor)
+    sources as the graph loads. What no node reads any more is dropped."""
+    quantized = copy.deepcopy(graph)
+    nodes = quantized.graph.node
+    made = {output: node for node in nodes for output in node.output}
+    initializers = {tensor.name: tensor for tensor in quantized.graph.initializer}
+    chosen: list[tuple[onnx.NodeProto, str]] = []  # (MatMul, the initializer W)
+    for node in nodes:
+        if node.op_type != "MatMul" or node.input[1] not in made:
+            continue
+        transpose = made[node.input[1]]
+        if transpose.op_type != "Transpose" or list(transpose.attribute[0].ints) != [1, 0]:
+            continue
+        weight = transpose.input[0]
+        if weight in made and made[weight].op_type == "Cast":  # float16 as stored, cast to float32
+            weight = made[weight].input[0]
+        source = sources.get(weight)
+        if weight in initializers and source is not None and weight.removeprefix("model.").startswith("encoder."):
+            chosen.append((node, weight))
+    places, _ = int8_layout([(initializers[weight].dims[0], initializers[weight].dims[1]) for _, weight in chosen])
+    used = []
+    for (node, weight), (matrix, scales) in zip(chosen, places):
+        out, inner = initializers[weight].dims
+        for name, kind, dims, offset, length in (
+            (f"{weight}.int8", onnx.TensorProto.INT8, [inner, out], matrix, inner * out),
+            (f"{weight}.int8_scale", onnx.TensorProto.FLOAT, [out], scales, 4 * out),
+        ):
+            tensor = onnx.TensorProto(name=name, data_type=kind, dims=dims)
+            for key, value in (("location", INT8_FILE), ("offset", str(offset)), ("length", str(length))):
+                tensor.external_data.add(key=key, value=value)
+            tensor.data_location = onnx.TensorProto.EXTERNAL
+            quantized.graph.initializer.append(tensor)
+        replacement = onnx.helper.make_node(
+            "DynamicQuantizeMatMul",
+            [node.input[0], f"{weight}.int8", f"{weight}.int8_scale"],
+            list(node.output),
+            domain="com.microsoft",
+        )
+        node.CopyFrom(replacement)
+        used.append(sources[weight])
+    _drop_unused(quantized.graph)
+    quantized.opset_import.append(onnx.helper.make_opsetid("com.microsoft", 1))
+    return quantized, used
+
+
+def _drop_unused(graph: onnx.GraphProto) -> None:
+    """Remove the nodes and initializers of `graph` that nothing leads from to its outputs."""
+    needed = {output.name for output in graph.output}
+    kept = []
+    for node in reversed(graph.node):
+        if any(output in needed for output in node.output):
+            kept.append(node)
+            needed.update(node.input)
+    del graph.node[:]
+    graph.node.extend(reversed(kept))
+    initializers = [tensor for tensor in graph.initializer if tensor.name in needed]
+    del graph.initializer[:]
+    graph.initializer.extend(initializers)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -258,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     def run(args: argparse.Namespace) -> int:
         from summarizer.modeling.pipeline import Summarizer
 
-        summarizer = Summarizer.from_pretrained(args.model, backend="torch")
+        summarizer = Summarizer.from_pretrained(args.model, precision="fp32", backend="torch")
         assert isinstance(summarizer.model, BertSumModel)  # the torch backend's
         target = export_graph(summarizer.model, summarizer.builder.tokenizer, args.model)
         print(f"wrote {target}")

@@ -9,8 +9,16 @@ tensor's offset, in its stored type (float16 tensors are cast to float32 inside 
 as ONNX Runtime loads it). The files are mapped into memory and handed to ONNX Runtime by name;
 the graph's metadata holds a digest of each file's header (names, types, shapes, offsets), so a
 graph never reads weights laid out otherwise than when it was written, and the ids of the
-tokenizer's special tokens. The tokenizer is the directory's (or the packaged encoder's)
-`tokenizer.json`, read with `tokenizers`.
+tokenizer's special tokens.
+
+`model.int8.onnx`, written beside it, is the same network with the encoder's linear layers as
+ONNX Runtime's `DynamicQuantizeMatMul` (activations quantized per call, int8 weights with one
+scale per output column). It stores no int8 weights either: its metadata lists the tensors they
+come from, and as the graph loads they are quantized from the safetensors files into memory
+(`quantize`), laid out as its external data `int8` expects (`int8_layout`).
+
+The tokenizer is the directory's (or the packaged encoder's) `tokenizer.json`, read with
+`tokenizers`.
 
 Loading never runs code from the directory and never reaches the network: the graph is read as
 bytes (no path from which to resolve other files), its weights come only from the safetensors
@@ -21,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +40,7 @@ from tokenizers import Tokenizer
 
 from summarizer.errors import InputError, first_line
 from summarizer.modeling.arrays import collate_arrays
-from summarizer.modeling.backends import GRAPH_FILE, add_graph_hint
+from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE, add_graph_hint
 from summarizer.modeling.features import FeatureConfig
 from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
 from summarizer.text.sentences import check_language
@@ -48,6 +56,10 @@ SPECIAL_TOKENS = ("cls_token_id", "sep_token_id", "pad_token_id")
 # The head reads all the windows of a section at once; a section has at most 512 sentences.
 # The attention buffers of a call set the peak memory (docs/benchmarks.md, ONNX Runtime).
 MAX_WINDOWS_PER_CALL = 8
+INT8_FILE = "int8"  # how the int8 graph names the quantized weights it is given in memory
+INT8_SOURCES = "int8.sources"  # its metadata: [[file, tensor], ...], each stored as [out, in]
+_ALIGN = 64
+_SAFETENSORS_FLOATS = {"F32": np.float32, "F16": np.float16}
 
 
 @dataclass(frozen=True)
@@ -140,27 +152,38 @@ class OnnxModel:
         self._weights = weights  # ONNX Runtime reads them from this memory: kept while the session lives
 
     @classmethod
-    def from_pretrained(cls, directory: str | Path, threads: int = 0) -> OnnxModel:
-        """The model in `directory` (which holds `model.onnx`); an `InputError` names what does
-        not fit. `threads`: ONNX Runtime's threads per call (0: one per core)."""
+    def from_pretrained(
+        cls, directory: str | Path, threads: int = 0, precision: str = "fp32", weight_bits: int = 8
+    ) -> OnnxModel:
+        """The model in `directory` (which holds `model.onnx`, and `model.int8.onnx` for int8);
+        an `InputError` names what does not fit. `threads`: ONNX Runtime's threads per call (0:
+        one per core). `precision`: "fp32" or "int8", whose weights take `weight_bits` bits."""
         directory = Path(directory)
         config = read_graph_config(directory)
-        path = directory / GRAPH_FILE
+        name = {"fp32": GRAPH_FILE, "int8": INT8_GRAPH_FILE}[precision]
+        path = directory / name
         if not path.is_file():
-            raise InputError(f"{directory}: no ONNX graph ({GRAPH_FILE}): {add_graph_hint(directory)}")
+            raise InputError(f"{directory}: no ONNX graph ({name}): {add_graph_hint(directory)}")
         files = weight_files(directory, config.base_encoder)
         # The files as they are on disk, mapped (not read) into memory: the graph's external data
         # points into them, tensor by tensor.
         try:
-            contents = [np.memmap(weights, dtype=np.uint8, mode="r") for weights in files.values()]
+            contents: list[np.ndarray] = [np.memmap(weights, dtype=np.uint8, mode="r") for weights in files.values()]
         except (OSError, ValueError) as error:  # unreadable, or empty
             raise InputError(f"{directory}: cannot read the weights: {first_line(error)}") from None
+        graph = path.read_bytes()
+        names = list(files)
+        if precision == "int8":
+            sources = _int8_sources(graph, path)
+            names.append(INT8_FILE)
+            headers = {name: read_header(weights) for name, weights in files.items()}
+            contents.append(quantize(dict(zip(files, contents)), headers, sources, weight_bits, path))
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.log_severity_level = 3  # errors only: its warnings are not the user's business
-        options.add_external_initializers_from_files_in_memory(list(files), contents, [len(c) for c in contents])
+        options.add_external_initializers_from_files_in_memory(names, contents, [len(c) for c in contents])
         try:
-            session = onnxruntime.InferenceSession(path.read_bytes(), options, providers=["CPUExecutionProvider"])
+            session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
         except Exception as error:  # ONNX Runtime raises its own types (Fail, InvalidProtobuf, InvalidGraph...)
             raise InputError(f"{path}: not a usable graph for this model: {first_line(error)}") from None
         metadata = session.get_modelmeta().custom_metadata_map
@@ -197,6 +220,111 @@ class OnnxModel:
                 probabilities[i, : len(row["sentence_indices"])].tolist() for i, row in enumerate(rows[start:end])
             )
         return scores
+
+
+def int8_layout(shapes: Sequence[tuple[int, int]]) -> tuple[list[tuple[int, int]], int]:
+    """Where each quantized weight of `shapes` ([out, in], as stored) sits in the int8 graph's
+    external data: its int8 matrix ([in, out]) and its float32 scales ([out]), each at a
+    multiple of 64 bytes; and the size of the whole."""
+    places, end = [], 0
+    for out, inner in shapes:
+        matrix = end
+        scales = -(-(matrix + out * inner) // _ALIGN) * _ALIGN
+        end = -(-(scales + 4 * out) // _ALIGN) * _ALIGN
+        places.append((matrix, scales))
+    return places, end
+
+
+def quantize(
+    contents: Mapping[str, np.ndarray],
+    headers: Mapping[str, tuple[bytes, dict[str, Any], int]],
+    sources: Sequence[tuple[str, str]],
+    bits: int,
+    graph: Path,
+) -> np.ndarray:
+    """The int8 graph's external data: each source tensor (file, name) quantized symmetrically
+    to `bits` bits with one scale per output row, transposed to [in, out] (`int8_layout`)."""
+    matrices = []
+    for file, name in sources:
+        _, tensors, begin = headers.get(file, (b"", {}, 0))
+        entry = tensors.get(name)
+        if not isinstance(entry, dict) or entry.get("dtype") not in _SAFETENSORS_FLOATS or len(entry["shape"]) != 2:
+            raise InputError(f"{graph}: its int8 weights come from {file} {name}, which is not a float matrix there")
+        start, end = entry["data_offsets"]
+        raw = contents[file][begin + start : begin + end]
+        matrices.append(raw.view(_SAFETENSORS_FLOATS[entry["dtype"]]).reshape(entry["shape"]))
+    places, size = int8_layout([m.shape for m in matrices])
+    data = np.zeros(size, dtype=np.uint8)
+    limit = 2 ** (bits - 1) - 1
+    for weights, (matrix, scales) in zip(matrices, places):
+        weights = weights.astype(np.float32)
+        scale = np.abs(weights).max(axis=1) / limit
+        scale[scale == 0] = 1.0
+        out, inner = weights.shape
+        quantized = np.clip(np.rint(weights / scale[:, None]), -limit, limit).astype(np.int8)
+        data[matrix : matrix + out * inner] = quantized.T.reshape(-1).view(np.uint8)
+        data[scales : scales + 4 * out] = scale.astype("<f4").view(np.uint8)
+    return data
+
+
+def _int8_sources(graph: bytes, path: Path) -> list[tuple[str, str]]:
+    """The int8 graph's `INT8_SOURCES`, read from its bytes (ONNX Runtime shows the metadata only
+    once the session, which needs the weights, exists): ModelProto's field 14, `metadata_props`."""
+    for key, value in _metadata(graph):
+        if key == INT8_SOURCES:
+            try:
+                sources = json.loads(value)
+                return [(str(file), str(name)) for file, name in sources]
+            except (ValueError, TypeError):
+                break
+    raise InputError(f"{path}: not a usable graph for this model: no list of its int8 weights")
+
+
+def _metadata(message: bytes) -> Iterator[tuple[str, str]]:
+    """The (key, value) pairs of a serialized ModelProto's `metadata_props`; nothing for bytes
+    that are not one (ONNX Runtime then says why)."""
+    fields = _fields(message)
+    try:
+        for number, value in fields:
+            if number == 14:
+                entry = dict(_fields(value))
+                yield entry.get(1, b"").decode(), entry.get(2, b"").decode()
+    except (ValueError, UnicodeDecodeError):
+        return
+
+
+def _fields(message: bytes) -> Iterator[tuple[int, bytes]]:
+    """The length-delimited fields of a protobuf message, as (number, bytes); others skipped."""
+
+    def varint(at: int) -> tuple[int, int]:
+        value, shift = 0, 0
+        while True:
+            if at >= len(message) or shift > 63:
+                raise ValueError("truncated")
+            byte = message[at]
+            value |= (byte & 0x7F) << shift
+            at, shift = at + 1, shift + 7
+            if not byte & 0x80:
+                return value, at
+
+    at = 0
+    while at < len(message):
+        key, at = varint(at)
+        number, kind = key >> 3, key & 7
+        if kind == 0:
+            _, at = varint(at)
+        elif kind == 1:
+            at += 8
+        elif kind == 5:
+            at += 4
+        elif kind == 2:
+            length, at = varint(at)
+            if at + length > len(message):
+                raise ValueError("truncated")
+            yield number, message[at : at + length]
+            at += length
+        else:
+            raise ValueError(f"wire type {kind}")
 
 
 def _calls(windows: Sequence[int], limit: int) -> list[tuple[int, int]]:

