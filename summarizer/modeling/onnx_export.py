@@ -150,9 +150,16 @@ def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
         # The head's layers as written (PyTorch's fused inference kernel for them, traced, let
         # the documents of one call change each other's scores).
         torch.backends.mha.set_fastpath_enabled(False)
+        # The encoder's attention as eager products: traced from SDPA it carries a guard against
+        # rows without keys (Where, IsNaN) in every layer, which ONNX Runtime pays for in every
+        # call (docs/benchmarks.md, ONNX Runtime).
+        attention = model.encoder.config._attn_implementation
+        model.encoder.set_attn_implementation("eager")
         try:
             program = _trace(model, names, example)
         finally:
+            if attention:
+                model.encoder.set_attn_implementation(attention)
             torch.backends.mha.set_fastpath_enabled(fastpath)
             for logger, level in zip(loggers, levels):
                 logger.setLevel(level)
