@@ -480,7 +480,7 @@ def test_auto_precision_takes_bf16_only_where_the_cpu_computes_it(
 ) -> None:
     monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: capability)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr(train_module.Path, "read_text", lambda self, *a, **k: f"flags : {flags}\n")
+    monkeypatch.setattr(train_module, "cpu_flags", lambda: frozenset(flags.split()))  # /proc/cpuinfo's flags line
     assert train_module.auto_precision() == expected
 
 

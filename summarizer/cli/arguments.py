@@ -50,7 +50,7 @@ def add_model_arguments(parser: argparse.ArgumentParser, precision: str = "auto"
         "--precision",
         choices=PRECISIONS,
         default=precision,
-        help=f"auto (int8 on an x86 CPU with AVX2, else fp32), fp32, bf16 or int8 (default {precision}; "
+        help=f"auto (int8 where this CPU computes it fast, else fp32), fp32, bf16 or int8 (default {precision}; "
         "docs/benchmarks.md)",
     )
     parser.add_argument(

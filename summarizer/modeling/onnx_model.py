@@ -40,7 +40,7 @@ from tokenizers import Tokenizer
 
 from summarizer.errors import InputError, first_line
 from summarizer.modeling.arrays import collate_arrays
-from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE, add_graph_hint
+from summarizer.modeling.backends import GRAPH_FILES, add_graph_hint
 from summarizer.modeling.features import FeatureConfig
 from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
 from summarizer.text.sentences import check_language
@@ -160,7 +160,7 @@ class OnnxModel:
         one per core). `precision`: "fp32" or "int8", whose weights take `weight_bits` bits."""
         directory = Path(directory)
         config = read_graph_config(directory)
-        name = {"fp32": GRAPH_FILE, "int8": INT8_GRAPH_FILE}[precision]
+        name = GRAPH_FILES[precision]
         path = directory / name
         if not path.is_file():
             raise InputError(f"{directory}: no ONNX graph ({name}): {add_graph_hint(directory)}")
@@ -173,6 +173,7 @@ class OnnxModel:
             raise InputError(f"{directory}: cannot read the weights: {first_line(error)}") from None
         graph = path.read_bytes()
         names = list(files)
+        headers: dict[str, tuple[bytes, dict[str, Any], int]] = {}  # read once, by the int8 graph and the check below
         if precision == "int8":
             sources = _int8_sources(graph, path)
             names.append(INT8_FILE)
@@ -191,7 +192,7 @@ class OnnxModel:
         if outputs != [OUTPUT] or not all(metadata.get(name, "").isdigit() for name in SPECIAL_TOKENS):
             raise InputError(f"{path}: not a bertsum graph (no {OUTPUT!r} output or no special token ids)")
         for name, weights in files.items():  # the tensors sit where they sat when the graph was written
-            if metadata.get(f"{name}.header") != header_digest(read_header(weights)[0]):
+            if metadata.get(f"{name}.header") != header_digest((headers.get(name) or read_header(weights))[0]):
                 raise InputError(f"{path}: written for other weights than {weights}: {add_graph_hint(directory)}")
         tokenizer_dir = base_encoder_dir(config.base_encoder) if config.base_encoder else directory
         try:
@@ -283,9 +284,8 @@ def _int8_sources(graph: bytes, path: Path) -> list[tuple[str, str]]:
 def _metadata(message: bytes) -> Iterator[tuple[str, str]]:
     """The (key, value) pairs of a serialized ModelProto's `metadata_props`; nothing for bytes
     that are not one (ONNX Runtime then says why)."""
-    fields = _fields(message)
     try:
-        for number, value in fields:
+        for number, value in _fields(message):
             if number == 14:
                 entry = dict(_fields(value))
                 yield entry.get(1, b"").decode(), entry.get(2, b"").decode()

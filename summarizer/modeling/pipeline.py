@@ -131,8 +131,8 @@ class Summarizer:
         directory, never from the network.
 
         The default is `$BERTSUM_MODEL_DIR` if set, else the built-in `news` model. `precision`:
-        auto (int8 on an x86 CPU with AVX2, else fp32), fp32, bf16 or int8 (CPU only), see
-        `summarizer.modeling.precision`. `backend`: "onnx" (ONNX Runtime, CPU, fp32 or int8),
+        auto (int8 where the CPU computes it fast on the backend chosen, else fp32), fp32, bf16
+        or int8 (CPU only), see `summarizer.modeling.precision`. `backend`: "onnx" (ONNX Runtime, CPU, fp32 or int8),
         "torch", or "auto": ONNX Runtime where it can run the model (`summarizer.modeling.backends`).
         """
         check_precision(precision)  # before anything is loaded
