@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from summarizer.cli.corpus import output_columns, summary_columns
+from summarizer.modeling.columns import output_columns, summary_columns
 from summarizer.modeling.pipeline import CHUNK_BATCHES, Summarizer
 from summarizer.modeling.selection import SelectionConfig
 

@@ -189,6 +189,7 @@ def test_the_int8_graph_quantizes_every_encoder_product_and_scores_close_to_fp32
     model = BertSumModel.from_pretrained(graph_dir)
     linears = [n for n, m in model.encoder.named_modules() if isinstance(m, torch.nn.Linear) and "pooler" not in n]
     assert len(quantized) == len(linears) > 0  # the head's products stay fp32; the pooler is unused
+    assert all(len(n.input) == 5 and n.input[4] for n in quantized)  # each adds its layer's bias itself
     left = {t.name.removeprefix("model.") for t in graph.graph.initializer}
     assert not left & {f"encoder.{name}.weight" for name in linears}  # the fp32 matrices are not read at all
     assert (graph_dir / INT8_GRAPH_FILE).stat().st_size < 2 * (graph_dir / GRAPH_FILE).stat().st_size
@@ -281,3 +282,15 @@ def test_the_export_command_adds_the_graph(tiny_model_dir: Path, tmp_path: Path)
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, f"wrote {directory / GRAPH_FILE}\n", "")
     assert isinstance(Summarizer.from_pretrained(directory).model, OnnxModel)
+
+
+def test_the_encoder_attention_is_one_fused_kernel_per_layer(graph_dir: Path) -> None:
+    """BERT's attention runs as ONNX Runtime's MultiHeadAttention in both graphs (the tests above
+    check its scores against torch's)."""
+    import onnx
+
+    layers = BertSumModel.from_pretrained(graph_dir).config.encoder.num_hidden_layers
+    for name in (GRAPH_FILE, INT8_GRAPH_FILE):
+        graph = onnx.load(str(graph_dir / name), load_external_data=False)
+        fused = [n for n in graph.graph.node if n.op_type == "MultiHeadAttention" and n.domain == "com.microsoft"]
+        assert len(fused) == layers

@@ -5,10 +5,10 @@
 Training's export writes the graph with the weights; this command adds it to a directory saved
 without one (by an earlier release, or by hand). The graph is traced with `torch.onnx.export`
 (the dynamo exporter) from `ScoringGraph`: the model's own forward pass over a `Batch` built
-from the graph's inputs, every dimension dynamic. Its initializers then become external data pointing
-into the safetensors files the weights are saved in (`onnx_model`), so that the file holds
-the structure only. Needs torch, transformers,
-onnx and onnxscript (`bertsum[torch]`).
+from the graph's inputs, every dimension dynamic, the encoder's attention as ONNX Runtime's fused
+kernel where the encoder allows it (`onnx_attention`). Its initializers then become external
+data pointing into the safetensors files the weights are saved in (`onnx_model`), so that the
+file holds the structure only. Needs torch, transformers, onnx and onnxscript (`bertsum[torch]`).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE
 from summarizer.modeling.batch import Batch
 from summarizer.modeling.features import FeatureBuilder
 from summarizer.modeling.modeling_bertsum import BertSumModel, encoder_position_limit
+from summarizer.modeling.onnx_attention import ATTENTION, TRANSLATIONS, use_fused_attention
 from summarizer.modeling.onnx_model import (
     BASE_WEIGHTS,
     INT8_FILE,
@@ -150,13 +151,19 @@ def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
         # The head's layers as written (PyTorch's fused inference kernel for them, traced, let
         # the documents of one call change each other's scores).
         torch.backends.mha.set_fastpath_enabled(False)
-        # The encoder's attention as eager products: traced from SDPA it carries a guard against
-        # rows without keys (Where, IsNaN) in every layer, which ONNX Runtime pays for in every
-        # call (docs/benchmarks.md, ONNX Runtime).
-        attention = model.encoder.config._attn_implementation
-        model.encoder.set_attn_implementation("eager")
+        # The encoder's attention as ONNX Runtime's fused kernel where the encoder allows it,
+        # else as eager products: traced from SDPA it carries a guard against rows without keys
+        # (Where, IsNaN) in every layer, which ONNX Runtime pays for in every call
+        # (docs/benchmarks.md, ONNX Runtime).
+        attention = use_fused_attention(model.encoder)
         try:
-            program = _trace(model, names, example)
+            try:
+                program = _trace(model, names, example)
+            except Exception:  # an encoder whose attention does not fit the fused kernel's inputs
+                if model.encoder.config._attn_implementation != ATTENTION:
+                    raise
+                model.encoder.set_attn_implementation("eager")
+                program = _trace(model, names, example)
         finally:
             if attention:
                 model.encoder.set_attn_implementation(attention)
@@ -191,6 +198,7 @@ def _trace(model: BertSumModel, names: list[str], example: tuple[torch.Tensor, .
         opset_version=OPSET,
         dynamo=True,
         optimize=False,  # ONNX Runtime optimizes as it loads; folding here would bake weights into the file
+        custom_translation_table=TRANSLATIONS,
         external_data=False,
         verbose=False,
     )
@@ -272,7 +280,8 @@ def _int8_graph(
 ) -> tuple[onnx.ModelProto, list[tuple[str, str]]]:
     """A copy of `graph` (as `_point_into` left it) whose encoder products with a weight matrix,
     `MatMul(x, Transpose(W))` with W stored under `encoder.`, are ONNX Runtime's
-    `DynamicQuantizeMatMul(x, W_int8, W_scale)`; the int8 weights and scales are external data
+    `DynamicQuantizeMatMul(x, W_int8, W_scale)`, which also adds the layer's bias when an Add of
+    it is all that reads the product; the int8 weights and scales are external data
     in `INT8_FILE` (`onnx_model.int8_layout`), quantized from the returned (file, tensor)
     sources as the graph loads. What no node reads any more is dropped."""
     quantized = copy.deepcopy(graph)
@@ -293,7 +302,11 @@ def _int8_graph(
         if weight in initializers and source is not None and weight.removeprefix("model.").startswith("encoder."):
             chosen.append((node, weight))
     places, _ = int8_layout([(initializers[weight].dims[0], initializers[weight].dims[1]) for _, weight in chosen])
-    used = []
+    readers: dict[str, list[onnx.NodeProto]] = {}
+    for node in nodes:
+        for name in node.input:
+            readers.setdefault(name, []).append(node)
+    used, joined = [], set()  # the outputs of the bias Adds now made by the products
     for (node, weight), (matrix, scales) in zip(chosen, places):
         out, inner = initializers[weight].dims
         for name, kind, dims, offset, length in (
@@ -305,17 +318,40 @@ def _int8_graph(
                 tensor.external_data.add(key=key, value=value)
             tensor.data_location = onnx.TensorProto.EXTERNAL
             quantized.graph.initializer.append(tensor)
-        replacement = onnx.helper.make_node(
-            "DynamicQuantizeMatMul",
-            [node.input[0], f"{weight}.int8", f"{weight}.int8_scale"],
-            list(node.output),
-            domain="com.microsoft",
-        )
-        node.CopyFrom(replacement)
+        inputs, outputs = [node.input[0], f"{weight}.int8", f"{weight}.int8_scale"], list(node.output)
+        bias = _bias_add(node, readers, made, initializers, out)
+        if bias is not None:  # the Add of the layer's bias joins the product (its `bias` input)
+            inputs += ["", next(name for name in bias.input if name != node.output[0])]
+            outputs = list(bias.output)
+            joined.add(bias.output[0])
+        node.CopyFrom(onnx.helper.make_node("DynamicQuantizeMatMul", inputs, outputs, domain="com.microsoft"))
         used.append(sources[weight])
+    kept = [node for node in nodes if not (node.op_type == "Add" and node.output[0] in joined)]
+    del nodes[:]
+    nodes.extend(kept)
     _drop_unused(quantized.graph)
-    quantized.opset_import.append(onnx.helper.make_opsetid("com.microsoft", 1))
+    if not any(opset.domain == "com.microsoft" for opset in quantized.opset_import):
+        quantized.opset_import.append(onnx.helper.make_opsetid("com.microsoft", 1))
     return quantized, used
+
+
+def _bias_add(
+    product: onnx.NodeProto,
+    readers: dict[str, list[onnx.NodeProto]],
+    made: dict[str, onnx.NodeProto],
+    initializers: dict[str, onnx.TensorProto],
+    width: int,
+) -> onnx.NodeProto | None:
+    """The node adding a bias (an initializer of `width` values, as stored or cast) to the
+    output of `product`, when nothing else reads that output; else None."""
+    (reader, *others) = readers.get(product.output[0], [None])
+    if others or reader is None or reader.op_type != "Add":
+        return None
+    (bias, *_) = [name for name in reader.input if name != product.output[0]] or [None]
+    source = made.get(bias) if bias is not None else None
+    if source is not None and source.op_type == "Cast":  # float16 as stored, cast to float32
+        bias = source.input[0]
+    return reader if bias in initializers and list(initializers[bias].dims) == [width] else None
 
 
 def _drop_unused(graph: onnx.GraphProto) -> None:

@@ -39,7 +39,7 @@ import onnxruntime
 from tokenizers import Tokenizer
 
 from summarizer.errors import InputError, first_line
-from summarizer.modeling.arrays import collate_arrays
+from summarizer.modeling.arrays import by_length, collate_arrays
 from summarizer.modeling.backends import GRAPH_FILES, add_graph_hint
 from summarizer.modeling.features import FeatureConfig
 from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
@@ -212,14 +212,16 @@ class OnnxModel:
         """The probability of each scored sentence of each row (a document's or section's
         features, `DocumentFeatures.to_columns`), in calls of whole rows holding at most
         MAX_WINDOWS_PER_CALL windows (a row with more is a call of its own). The graph reads
-        the windows of a call at once: `max_windows_per_pass` is torch's setting."""
-        scores: list[list[float]] = []
-        for start, end in _calls([len(row["input_ids"]) for row in rows], MAX_WINDOWS_PER_CALL):
-            arrays = collate_arrays(rows[start:end], pad_token_id, token_slots="token_slot" in self.input_names)
+        the windows of a call at once, padded to the longest, so rows go to calls by the length
+        of their longest window: `max_windows_per_pass` is torch's setting."""
+        order = by_length(range(len(rows)), [max(map(len, row["input_ids"])) for row in rows], longest_first=True)
+        scores: list[list[float]] = [[] for _ in rows]
+        for start, end in _calls([len(rows[i]["input_ids"]) for i in order], MAX_WINDOWS_PER_CALL):
+            call = order[start:end]
+            arrays = collate_arrays([rows[i] for i in call], pad_token_id, token_slots="token_slot" in self.input_names)
             (probabilities,) = self.session.run([OUTPUT], {name: arrays[name] for name in self.input_names})
-            scores.extend(
-                probabilities[i, : len(row["sentence_indices"])].tolist() for i, row in enumerate(rows[start:end])
-            )
+            for place, i in enumerate(call):
+                scores[i] = probabilities[place, : len(rows[i]["sentence_indices"])].tolist()
         return scores
 
 
