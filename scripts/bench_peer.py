@@ -36,6 +36,7 @@ from pathlib import Path
 import onnxruntime
 import torch
 
+from summarizer.cli.arguments import positive_int
 from summarizer.errors import InputError
 from summarizer.modeling.pipeline import Summarizer
 from summarizer.modeling.precision import PRECISIONS, resolve_precision
@@ -120,7 +121,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=60, help="documents of each dataset (default 60)")
     parser.add_argument("--peer-venv", type=Path, default=ROOT / ".venv-peer", help="the peer's virtual environment")
     parser.add_argument("--batch-size", type=int, default=16, help="bertsum's batch size")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of bertsum's settings in turn (default 3)")
+    parser.add_argument(
+        "--rounds", type=positive_int, default=3, help="rounds of bertsum's settings in turn (default 3)"
+    )
     parser.add_argument(
         "--precisions", nargs="+", choices=PRECISIONS, default=["fp32", "int8"], help="bertsum's precisions on torch"
     )

@@ -112,6 +112,11 @@ def test_an_encoder_without_token_types_exports_and_scores_alike(tiny_distilbert
     onnx = Summarizer.from_pretrained(tmp_path, precision="fp32")  # auto: the graph, on the CPU
     assert isinstance(onnx.model, OnnxModel)
     assert "token_type_ids" not in onnx.model.input_names
+    import onnx as onnx_format
+
+    graph = onnx_format.load(str(tmp_path / GRAPH_FILE), load_external_data=False)
+    fused = [n for n in graph.graph.node if n.op_type == "MultiHeadAttention"]
+    assert len(fused) == model.config.encoder.num_hidden_layers  # DistilBERT's attention is fused too
     _assert_same(
         _scores(onnx, TEXTS[:3]),
         _scores(Summarizer.from_pretrained(tmp_path, precision="fp32", backend="torch"), TEXTS[:3]),
@@ -294,3 +299,29 @@ def test_the_encoder_attention_is_one_fused_kernel_per_layer(graph_dir: Path) ->
         graph = onnx.load(str(graph_dir / name), load_external_data=False)
         fused = [n for n in graph.graph.node if n.op_type == "MultiHeadAttention" and n.domain == "com.microsoft"]
         assert len(fused) == layers
+
+
+def test_attention_the_fused_kernel_does_not_compute_is_traced_eagerly(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An encoder whose mask is not over every token of a window (a sliding window, say) gets the
+    eager graph, scoring as torch does, and keeps its own attention implementation."""
+    import onnx
+
+    from summarizer.modeling import onnx_attention
+
+    # Every mask now looks like another kind than the padding mask the fused kernel takes.
+    monkeypatch.setattr(onnx_attention, "bidirectional_mask_function", lambda *args: True)
+    directory = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, directory)
+    summarizer = Summarizer.from_pretrained(directory, precision="fp32", backend="torch")
+    before = summarizer.model.encoder.config._attn_implementation
+    export_graph(summarizer.model, summarizer.builder.tokenizer, directory)
+    assert summarizer.model.encoder.config._attn_implementation == before
+    graph = onnx.load(str(directory / GRAPH_FILE), load_external_data=False)
+    assert not [n for n in graph.graph.node if n.op_type == "MultiHeadAttention"]
+    assert [n for n in graph.graph.node if n.op_type == "Softmax"]
+    _assert_same(
+        _scores(Summarizer.from_pretrained(directory, precision="fp32", backend="onnx"), TEXTS[:3]),
+        _scores(summarizer, TEXTS[:3]),
+    )

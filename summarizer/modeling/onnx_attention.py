@@ -6,13 +6,14 @@ attention goes through transformers' attention interface (BERT and its kin) are 
 with `ATTENTION`, registered here: it hands the projected queries, keys and values to the custom
 op `bertsum::attention`, which the exporter writes as ONNX Runtime's
 `com.microsoft.MultiHeadAttention` (`TRANSLATIONS`). Other encoders (MPNet, whose attention adds
-a relative-position bias of its own) are traced eagerly.
+a relative-position bias of its own), and attention that is not over every token of a window
+(sliding windows, causal masks: `UnfusableAttention` as it is traced), are traced eagerly.
 
 ONNX Runtime runs that kernel tiled (flash attention) on the CPU only without a mask, so the
 padding mask of the keys goes in as one more dimension of every head instead: each query gains a
 1, each key a 0 where it is a token and `PADDING / scale` where it is padding. A token's scores
 are then exactly what they were, a padding key's `PADDING` less, which the softmax weighs as 0,
-as the mask would (docs/benchmarks.md, ONNX Runtime: a third less time in attention).
+as the mask would (docs/benchmarks.md, ONNX Runtime: about a quarter less time in attention).
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ import onnx
 import onnxscript
 import torch
 from transformers import AttentionInterface
-from transformers.masking_utils import AttentionMaskInterface
+from transformers.masking_utils import AttentionMaskInterface, bidirectional_mask_function
 
 ATTENTION = "bertsum_onnx"  # the attention implementation `use_fused_attention` sets
 PADDING = -10000.0  # what a padding key adds to its scores (ONNX Runtime's own mask value)
 FUSED_OP = "MultiHeadAttention"
+
+
+class UnfusableAttention(ValueError):
+    """The encoder's attention is not what `attention` computes: the export traces it eagerly."""
 
 
 @torch.library.custom_op("bertsum::attention", mutates_args=())
@@ -94,10 +99,12 @@ def _fused(
     padding mask as one more dimension of each head (above)."""
     batch, heads, queries, size = query.shape
     keys = key.shape[2]
+    if getattr(module, "is_causal", False) or kwargs.get("is_causal") or kwargs.get("sliding_window"):
+        raise UnfusableAttention("the fused attention reads every token of a window")
     if attention_mask is None:
         attention_mask = torch.ones(batch, keys, dtype=torch.bool, device=query.device)
-    elif attention_mask.shape != (batch, keys):  # an encoder that made its mask otherwise: traced eagerly
-        raise ValueError(f"the fused attention takes a [batch, keys] padding mask, not {tuple(attention_mask.shape)}")
+    elif attention_mask.shape != (batch, keys):  # an encoder that made its mask otherwise
+        raise UnfusableAttention(f"the fused attention takes a [batch, keys] padding mask, not {attention_mask.shape}")
     scale = float(scaling) if scaling is not None else size**-0.5
     # Laid out [batch, length, heads, size] first: that transposition undoes the encoder's own.
     query, key, value = (x.transpose(1, 2) for x in (query, key, value))
@@ -124,7 +131,10 @@ def _key_padding_mask(
     attention_mask: torch.Tensor | None = None,
     **kwargs: object,
 ) -> torch.Tensor | None:
-    """transformers' mask interface: the [batch, keys] padding mask as given (1 for a token)."""
+    """transformers' mask interface: the [batch, keys] padding mask as given (1 for a token), for
+    attention over every token of a window only."""
+    if mask_function is not bidirectional_mask_function:  # windows, causal masks, or more
+        raise UnfusableAttention("the fused attention reads every token of a window")
     return attention_mask
 
 
@@ -134,10 +144,24 @@ AttentionMaskInterface.register(ATTENTION, _key_padding_mask)
 
 def use_fused_attention(encoder: Any) -> str | None:
     """Trace `encoder`'s attention as `ATTENTION` where its attention goes through transformers'
-    interface, else eagerly; returns the implementation to restore afterwards."""
+    interface, else eagerly; returns the implementation to restore afterwards. (transformers
+    leaves the implementation of an encoder without that interface as it was, with a warning.)"""
     previous = encoder.config._attn_implementation
     try:
         encoder.set_attn_implementation(ATTENTION)
     except (ValueError, ImportError):
+        pass
+    if encoder.config._attn_implementation != ATTENTION:
         encoder.set_attn_implementation("eager")
     return previous
+
+
+def unfusable(error: BaseException) -> bool:
+    """Whether `error` (as the exporter raises it, wrapping what tracing raised) comes from
+    `UnfusableAttention`."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, UnfusableAttention):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

@@ -32,7 +32,6 @@ from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE
 from summarizer.modeling.batch import Batch
 from summarizer.modeling.features import FeatureBuilder
 from summarizer.modeling.modeling_bertsum import BertSumModel, encoder_position_limit
-from summarizer.modeling.onnx_attention import ATTENTION, TRANSLATIONS, use_fused_attention
 from summarizer.modeling.onnx_model import (
     BASE_WEIGHTS,
     INT8_FILE,
@@ -141,7 +140,10 @@ def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     arrays = collate_arrays(rows, pad, token_slots=model.pooling.needs_token_slots)
     example = tuple(torch.from_numpy(arrays[name]) for name in names)
-    loggers = [logging.getLogger(name) for name in ("torch.onnx", "onnx_ir", "onnxscript")]
+    # The fused attention's module imports onnxscript (half a second): only here, where it is used.
+    from summarizer.modeling.onnx_attention import unfusable, use_fused_attention
+
+    loggers = [logging.getLogger(name) for name in ("torch.onnx", "onnx_ir", "onnxscript", "transformers")]
     levels = [logger.level for logger in loggers]
     fastpath = torch.backends.mha.get_fastpath_enabled()
     with warnings.catch_warnings(), torch.no_grad():
@@ -159,8 +161,8 @@ def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
         try:
             try:
                 program = _trace(model, names, example)
-            except Exception:  # an encoder whose attention does not fit the fused kernel's inputs
-                if model.encoder.config._attn_implementation != ATTENTION:
+            except Exception as error:  # attention the fused kernel does not compute: eagerly
+                if not unfusable(error):
                     raise
                 model.encoder.set_attn_implementation("eager")
                 program = _trace(model, names, example)
@@ -187,6 +189,8 @@ def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
 
 def _trace(model: BertSumModel, names: list[str], example: tuple[torch.Tensor, ...]) -> torch.onnx.ONNXProgram:
     """`model` as an ONNX program, every dimension of the `example` batch dynamic."""
+    from summarizer.modeling.onnx_attention import TRANSLATIONS
+
     program = torch.onnx.export(
         ScoringGraph(model, names),
         example,
@@ -207,18 +211,18 @@ def _trace(model: BertSumModel, names: list[str], example: tuple[torch.Tensor, .
 
 
 def _check(model: BertSumModel, builder: FeatureBuilder, pad: int, directory: Path) -> None:
-    """Remove the graphs and raise unless each scores a batch shaped unlike the traced one (one
-    document, one window) as `model` does. The fp32 graph reads the weights as saved (a compact
-    model keeps float16), so its scores may differ by that rounding, never by more than 1e-2;
-    the int8 graph's by the quantization, never by more than 0.1."""
-    rows = [
-        features.to_columns() for features in builder.batch([[_EXAMPLE, "Members argued for hours about funding."]])
-    ]
+    """Remove the graphs and raise unless each scores a batch shaped unlike the traced one (a
+    document of one window, and a shorter one padded to it) as `model` does. The fp32 graph
+    reads the weights as saved (a compact model keeps float16), so its scores may differ by that
+    rounding, never by more than 1e-2; the int8 graph's by the quantization, never by more than
+    0.1."""
+    documents = [[_EXAMPLE, "Members argued for hours about funding."], ["Members argued for hours."]]
+    rows = [features.to_columns() for features in builder.batch(documents)]
     expected = model.score_rows(rows, pad)
     for precision, name, tolerance in (("fp32", GRAPH_FILE, 1e-2), ("int8", INT8_GRAPH_FILE, 0.1)):
         try:
             got = OnnxModel.from_pretrained(directory, precision=precision).score_rows(rows, pad)
-            differs: float | Exception = max(abs(a - b) for a, b in zip(expected[0], got[0]))
+            differs: float | Exception = max(abs(a - b) for x, y in zip(expected, got) for a, b in zip(x, y))
         except Exception as error:
             differs = error
         if not (isinstance(differs, float) and differs <= tolerance):

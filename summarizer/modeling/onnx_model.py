@@ -214,7 +214,8 @@ class OnnxModel:
         MAX_WINDOWS_PER_CALL windows (a row with more is a call of its own). The graph reads
         the windows of a call at once, padded to the longest, so rows go to calls by the length
         of their longest window: `max_windows_per_pass` is torch's setting."""
-        order = by_length(range(len(rows)), [max(map(len, row["input_ids"])) for row in rows], longest_first=True)
+        longest = [max(map(len, row["input_ids"]), default=0) for row in rows]
+        order = by_length(range(len(rows)), longest, longest_first=True)
         scores: list[list[float]] = [[] for _ in rows]
         for start, end in _calls([len(rows[i]["input_ids"]) for i in order], MAX_WINDOWS_PER_CALL):
             call = order[start:end]
