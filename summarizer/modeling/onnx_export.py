@@ -41,6 +41,7 @@ from summarizer.modeling.onnx_model import (
     OnnxModel,
     header_digest,
     int8_layout,
+    read_graph_config,
     read_header,
     weight_files,
 )
@@ -174,7 +175,10 @@ def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
                 logger.setLevel(level)
     graph = program.model_proto
     buffers = {name for name, _ in model.named_buffers()}
-    digests, sources = _point_into(graph, weight_files(directory, model.config.base_encoder), buffers)
+    # The packaged encoder the saved model is compact over (its config on disk names it; the
+    # model's own config does not when training saved it with `save_compact`).
+    base_encoder = read_graph_config(directory).base_encoder
+    digests, sources = _point_into(graph, weight_files(directory, base_encoder), buffers)
     special = dict(zip(SPECIAL_TOKENS, map(str, [builder.cls_id, builder.sep_id, pad])))
     quantized, used = _int8_graph(graph, sources)
     onnx.helper.set_model_props(graph, {**special, **digests})
