@@ -303,9 +303,7 @@ def _int8_graph(
         transpose = made[node.input[1]]
         if transpose.op_type != "Transpose" or list(transpose.attribute[0].ints) != [1, 0]:
             continue
-        weight = transpose.input[0]
-        if weight in made and made[weight].op_type == "Cast":  # float16 as stored, cast to float32
-            weight = made[weight].input[0]
+        weight = _stored(transpose.input[0], made)
         source = sources.get(weight)
         if weight in initializers and source is not None and weight.removeprefix("model.").startswith("encoder."):
             chosen.append((node, weight))
@@ -327,11 +325,12 @@ def _int8_graph(
             tensor.data_location = onnx.TensorProto.EXTERNAL
             quantized.graph.initializer.append(tensor)
         inputs, outputs = [node.input[0], f"{weight}.int8", f"{weight}.int8_scale"], list(node.output)
-        bias = _bias_add(node, readers, made, initializers, out)
-        if bias is not None:  # the Add of the layer's bias joins the product (its `bias` input)
-            inputs += ["", next(name for name in bias.input if name != node.output[0])]
-            outputs = list(bias.output)
-            joined.add(bias.output[0])
+        found = _bias_add(node, readers, made, initializers, out)
+        if found is not None:  # the Add of the layer's bias joins the product (its `bias` input)
+            add, bias = found
+            inputs += ["", bias]
+            outputs = list(add.output)
+            joined.add(add.output[0])
         node.CopyFrom(onnx.helper.make_node("DynamicQuantizeMatMul", inputs, outputs, domain="com.microsoft"))
         used.append(sources[weight])
     kept = [node for node in nodes if not (node.op_type == "Add" and node.output[0] in joined)]
@@ -349,17 +348,25 @@ def _bias_add(
     made: dict[str, onnx.NodeProto],
     initializers: dict[str, onnx.TensorProto],
     width: int,
-) -> onnx.NodeProto | None:
+) -> tuple[onnx.NodeProto, str] | None:
     """The node adding a bias (an initializer of `width` values, as stored or cast) to the
-    output of `product`, when nothing else reads that output; else None."""
+    output of `product`, when nothing else reads that output, and the bias as it reads it; else
+    None."""
     (reader, *others) = readers.get(product.output[0], [None])
     if others or reader is None or reader.op_type != "Add":
         return None
     (bias, *_) = [name for name in reader.input if name != product.output[0]] or [None]
-    source = made.get(bias) if bias is not None else None
-    if source is not None and source.op_type == "Cast":  # float16 as stored, cast to float32
-        bias = source.input[0]
-    return reader if bias in initializers and list(initializers[bias].dims) == [width] else None
+    if bias is None:
+        return None
+    stored = _stored(bias, made)
+    return (reader, bias) if stored in initializers and list(initializers[stored].dims) == [width] else None
+
+
+def _stored(name: str, made: dict[str, onnx.NodeProto]) -> str:
+    """The tensor `name` reads: itself, or what a Cast made it from (float16 as stored, cast to
+    float32 by `_point_into`)."""
+    source = made.get(name)
+    return source.input[0] if source is not None and source.op_type == "Cast" else name
 
 
 def _drop_unused(graph: onnx.GraphProto) -> None:
