@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 from typing import Any
 
@@ -189,3 +190,26 @@ def test_centrality_words_key_the_cache_only_with_centrality(
         config = FeatureConfig(centrality=True, centrality_words=words)
         preprocess(_data(), tokenizer, config, num_proc=1, cache_dir=tmp_path)
     assert counting.calls == 1 + len(WORD_PATTERNS)
+
+
+def test_teacher_scores_mix_into_the_labels(tokenizer, tmp_path: Path) -> None:
+    """A teacher's score of each document sentence: `teacher_weight` of each target, the rest the
+    oracle label; a sentence the teacher did not score (NaN) keeps its oracle label."""
+    teacher = [[0.8, 0.2, math.nan], [0.4, 0.6], [0.1, 0.9, 0.5]]
+    labels = LabelConfig(oracle_size=2, teacher_weight=0.25)
+    rows = preprocess(_data(), tokenizer, FeatureConfig(), labels, num_proc=1, cache_dir=tmp_path, teacher=teacher)
+    plain = preprocess(_data(), tokenizer, FeatureConfig(), LabelConfig(oracle_size=2), num_proc=1, cache_dir=tmp_path)
+    oracle = [row["labels"] for row in plain.to_list()]
+    assert oracle == [[1, 0, 0], [1, 0], [1, 0, 1]]
+    assert [row["labels"] for row in rows.to_list()] == [
+        pytest.approx([0.75 + 0.2, 0.05, 0.0]),
+        pytest.approx([0.75 + 0.1, 0.15]),
+        pytest.approx([0.75 + 0.025, 0.225, 0.75 + 0.125]),
+    ]
+    batch = collate(rows.to_list(), tokenizer.pad_token_id)
+    assert batch.labels[2, :3].tolist() == pytest.approx([0.775, 0.225, 0.875])
+    other = [[0.8, 0.2, math.nan], [0.4, 0.6], [0.1, 0.9, 0.6]]
+    again = preprocess(_data(), tokenizer, FeatureConfig(), labels, num_proc=1, cache_dir=tmp_path, teacher=other)
+    assert again.to_list()[2]["labels"][2] == pytest.approx(0.75 + 0.15)  # other scores, another cache entry
+    with pytest.raises(ValueError, match="teacher scores for 2 documents, but there are 3"):
+        preprocess(_data(), tokenizer, FeatureConfig(), labels, num_proc=1, cache_dir=tmp_path, teacher=teacher[:2])

@@ -27,6 +27,7 @@ from summarizer.modeling.features import FeatureConfig
 from summarizer.training.data import LoadedData, load_documents, untokenized
 from summarizer.training.preprocess import LabelConfig, preprocess
 from summarizer.training.settings import DataConfig
+from summarizer.training.teacher import teacher_scores
 
 SPLIT_SEED = 0
 
@@ -261,12 +262,20 @@ class SummarizationDataModule(pl.LightningDataModule):
         loaded, self.loaded = self.load(), {}  # the documents are not kept once their features are built
         # The test split is read as the trained model reads documents, and needs no targets.
         settings: dict[str, tuple[FeatureConfig, LabelConfig | None]] = {
-            split: (self.features, self.data.labels()) for split in ("train", "validation")
+            split: (self.features, self.data.labels(split)) for split in ("train", "validation")
         }
         settings["test"] = (self.features.for_inference(), None)
+        teacher = None
+        if self.data.teacher is not None:
+            teacher = teacher_scores(loaded["train"], self.data.teacher, self.language)
         out = {
             split: preprocess(
-                documents, self.tokenizer, *settings[split], language=self.language, num_proc=self.data.num_proc
+                documents,
+                self.tokenizer,
+                *settings[split],
+                language=self.language,
+                num_proc=self.data.num_proc,
+                teacher=teacher if split == "train" else None,
             )
             for split, documents in loaded.items()
         }

@@ -17,12 +17,13 @@ from typing import Any
 import datasets
 from transformers import PreTrainedTokenizerBase
 
-from summarizer.errors import check_at_least, check_fraction
+from summarizer.errors import check, check_at_least, check_fraction
 from summarizer.modeling.features import FeatureBuilder, FeatureConfig
 from summarizer.resources import cache_dir as bertsum_cache_dir
 from summarizer.text.sentences import reference_sentences, split_sentences
 from summarizer.training.data import LoadedData
 from summarizer.training.oracle import oracle_targets
+from summarizer.training.teacher import TeacherScores, teacher_targets
 
 CACHE_VERSION = 3
 
@@ -32,14 +33,19 @@ class LabelConfig:
     """Oracle labels: up to `oracle_size` sentences chosen greedily against the reference.
 
     `soft_target_weight` above 0 gives the other sentences soft targets (`oracle_targets`).
+    `teacher_weight` is the share of a teacher's score in each target, where `preprocess` is
+    given teacher scores (`summarizer.training.teacher`).
     """
 
     oracle_size: int = 3
     soft_target_weight: float = 0.0
+    teacher_weight: float = 0.0
 
     def __post_init__(self) -> None:
         check_at_least(self, 1, "oracle_size")
         check_fraction(self, "soft_target_weight")
+        weight = self.teacher_weight
+        check(0.0 <= weight <= 1.0, "teacher_weight", f"must be in [0, 1], got {weight}")
 
 
 class DocumentPreprocessor:
@@ -62,7 +68,10 @@ class DocumentPreprocessor:
             for text, sentences in zip(batch["text"], batch["sentences"])
         ]
         out: dict[str, list[Any]] = {"id": batch["id"], "sentences": documents, "reference": [], "labels": []}
-        for document, features, reference in zip(documents, self.builder.batch(documents), batch["reference"]):
+        teachers = batch.get("teacher", [None] * len(documents))
+        for document, features, reference, teacher in zip(
+            documents, self.builder.batch(documents), batch["reference"], teachers
+        ):
             columns = features.to_columns()
             if self.builder.uses_token_types:  # also for a document with no sentence long enough
                 columns.setdefault("token_type_ids", [])
@@ -73,10 +82,11 @@ class DocumentPreprocessor:
             scored = [document[i] for i in features.sentence_indices]
             if self.labels is None:
                 out["labels"].append([0.0] * len(scored))
-            else:
-                out["labels"].append(
-                    oracle_targets(scored, summary, self.labels.oracle_size, self.labels.soft_target_weight)
-                )
+                continue
+            targets = oracle_targets(scored, summary, self.labels.oracle_size, self.labels.soft_target_weight)
+            if teacher is not None:
+                targets = teacher_targets(targets, teacher, features.sentence_indices, self.labels.teacher_weight)
+            out["labels"].append(targets)
         return out
 
 
@@ -89,26 +99,32 @@ def preprocess(
     language: str = "english",
     num_proc: int | None = None,
     cache_dir: Path | None = None,
+    teacher: TeacherScores | None = None,
 ) -> datasets.Dataset:
     """Features of every document in `data`, from the cache when the same run was done before.
 
     Columns: id, sentences, reference (sentences), input_ids / token_type_ids / cls_positions
     (one list per window), sentence_indices and labels (one target per scored sentence).
+    `teacher` holds a teacher's score of each sentence of each document (NaN where it has
+    none), mixed into the labels by `labels.teacher_weight`.
     """
-    key = _cache_key(data, tokenizer, features, labels, language)
+    if teacher is not None and len(teacher) != len(data.documents):
+        raise ValueError(f"teacher scores for {len(teacher)} documents, but there are {len(data.documents)}")
+    key = _cache_key(data, tokenizer, features, labels, language, teacher)
     cache_dir = (cache_dir or bertsum_cache_dir()) / "features"
     cached = cache_dir / key
     if (cached / "dataset_info.json").exists():
         return datasets.load_from_disk(str(cached))
 
-    raw = datasets.Dataset.from_dict(
-        {
-            "id": [d.id for d in data.documents],
-            "text": [d.text for d in data.documents],
-            "sentences": [d.sentences for d in data.documents],
-            "reference": [d.reference for d in data.documents],
-        }
-    )
+    columns: dict[str, list[Any]] = {
+        "id": [d.id for d in data.documents],
+        "text": [d.text for d in data.documents],
+        "sentences": [d.sentences for d in data.documents],
+        "reference": [d.reference for d in data.documents],
+    }
+    if teacher is not None:
+        columns["teacher"] = teacher
+    raw = datasets.Dataset.from_dict(columns)
     if num_proc is None:
         num_proc = min(os.cpu_count() or 1, 4) if len(raw) >= 512 else 1
     if num_proc > 1:
@@ -153,7 +169,11 @@ def _cache_key(
     features: FeatureConfig,
     labels: LabelConfig | None,
     language: str,
+    teacher: TeacherScores | None = None,
 ) -> str:
+    settings = None if labels is None else asdict(labels)
+    if settings is not None and teacher is None:
+        del settings["teacher_weight"]  # keys of runs without a teacher stay what they were
     key = json.dumps(
         [
             CACHE_VERSION,
@@ -162,9 +182,10 @@ def _cache_key(
             type(tokenizer).__name__,
             tokenizer.model_input_names,
             features.deciding_settings(),
-            None if labels is None else asdict(labels),
+            settings,
             language,
         ]
+        + ([] if teacher is None else [hashlib.sha256(json.dumps(teacher).encode()).hexdigest()])
     )
     return hashlib.sha256(key.encode()).hexdigest()[:20]
 

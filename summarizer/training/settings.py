@@ -127,6 +127,9 @@ class DataConfig:
     `first_window_share` trains on one window of each document per epoch: its first with this
     probability, else one of the others (null: every window). Classic BERTSUM reads only the
     first 512 tokens; a share below 1 also shows the model later sentences at their places.
+    `teacher` (a built-in model by name or a model directory) scores every sentence of the
+    training documents, and `teacher_weight` of each training target is its score, the rest the
+    oracle label (distillation; `summarizer.training.teacher`; validation keeps oracle labels).
     `untokenize` rejoins the contractions of PTB-tokenized text ("do n't" -> "don't"), which a
     word-piece tokenizer reads differently from raw text.
     """
@@ -148,6 +151,8 @@ class DataConfig:
     limit_test: int | None = None
     oracle_size: int = 3
     soft_target_weight: float = 0.0
+    teacher: str | None = None
+    teacher_weight: float = 0.5
     batch_size: int = 4
     eval_batch_size: int = 8
     bucket_batches: int = 32
@@ -177,6 +182,8 @@ class DataConfig:
             "skip_train",
             "needs shuffle: fixed (the documents of earlier stages are the first ones of that order)",
         )
+        weight = self.teacher_weight
+        check(0.0 <= weight <= 1.0, "teacher_weight", f"must be in [0, 1], got {weight}")
         self.labels()  # checks oracle_size and soft_target_weight
         check_at_least(self, 1, "batch_size", "eval_batch_size", "bucket_batches")
         check_at_least(self, 1, "num_proc", nullable=True)
@@ -185,9 +192,10 @@ class DataConfig:
         check(share is None or 0.0 <= share <= 1.0, "first_window_share", f"must be in [0, 1] or null, got {share}")
         check_choice(self, "shuffle", SHUFFLES)
 
-    def labels(self) -> LabelConfig:
-        """The training targets these settings ask for."""
-        return LabelConfig(self.oracle_size, self.soft_target_weight)
+    def labels(self, split: str = "train") -> LabelConfig:
+        """The targets these settings ask for on `split` (a teacher's scores train only)."""
+        weight = self.teacher_weight if self.teacher is not None and split == "train" else 0.0
+        return LabelConfig(self.oracle_size, self.soft_target_weight, weight)
 
 
 @dataclass

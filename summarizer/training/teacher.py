@@ -1,0 +1,98 @@
+"""Distillation targets: a trained model's sentence scores on the training documents.
+
+A teacher (`data.teacher`: a built-in model by name or a model directory) scores every sentence
+of every training document as `summarize` would, on the torch path. `preprocess` mixes those
+scores into the oracle labels (`data.teacher_weight`). Teacher inference costs more than the
+student's training, so the scores are cached by the documents and the teacher's files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from summarizer.errors import InputError
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.modeling.precision import cpu_flags
+from summarizer.resources import cache_dir as bertsum_cache_dir
+from summarizer.resources import model_dir
+from summarizer.text.sentences import split_sentences
+from summarizer.training.data import LoadedData
+
+# Teacher scores per document: one per sentence, NaN where the teacher scored none (too short).
+TeacherScores = list[list[float]]
+
+_NATIVE_BF16 = ("avx512_bf16", "amx_bf16")
+
+
+def teacher_precision() -> str:
+    """bf16 where the CPU computes it natively (the base-size encoder runs fastest there), else
+    what `--precision auto` picks on torch."""
+    return "bf16" if any(flag in cpu_flags() for flag in _NATIVE_BF16) else "auto"
+
+
+def teacher_scores(
+    data: LoadedData, teacher: str, language: str = "english", *, batch_size: int = 16, cache_dir: Path | None = None
+) -> TeacherScores:
+    """The `teacher`'s score of each sentence of each document in `data`, from the cache when
+    this teacher scored these documents before."""
+    directory = model_dir(teacher)
+    if not (directory / "config.json").is_file():
+        raise InputError(f"data.teacher: {directory}: no model directory (no config.json)")
+    key = hashlib.sha256(f"{data.fingerprint}:{_model_digest(directory)}:{language}".encode()).hexdigest()[:20]
+    cached = (cache_dir or bertsum_cache_dir()) / "teacher" / f"{key}.json"
+    if cached.is_file():
+        return [[math.nan if s is None else s for s in row] for row in json.loads(cached.read_text())]
+    try:
+        summarizer = Summarizer.from_pretrained(directory, precision=teacher_precision(), backend="torch")
+    except InputError as error:  # a damaged model, or its base encoder not installed
+        raise InputError(f"data.teacher: {error}") from None
+    started, total = time.perf_counter(), len(data.documents)
+    documents = [d.sentences or split_sentences(d.text, language) for d in data.documents]  # as `preprocess` splits
+    scores: list[list[float | None]] = []
+    for summary in summarizer.summarize_batch(documents, batch_size, k=1, trigram_blocking=False):
+        scores.append(summary.sentence_scores)
+        if len(scores) % 200 == 0 or len(scores) == total:
+            seconds = time.perf_counter() - started
+            print(f"Teacher scored {len(scores):,} of {total:,} documents in {seconds:.0f} s", file=sys.stderr)
+    _write_atomically(cached, json.dumps(scores))
+    return [[math.nan if s is None else s for s in row] for row in scores]
+
+
+def teacher_targets(oracle: list[float], teacher: list[float], indices: list[int], weight: float) -> list[float]:
+    """Targets of the scored sentences `indices`: `weight` of the teacher's score and the rest of
+    the oracle label, or the oracle label alone where the teacher scored no such sentence."""
+    mixed = []
+    for label, index in zip(oracle, indices):
+        score = teacher[index] if index < len(teacher) else math.nan
+        mixed.append(label if math.isnan(score) else (1.0 - weight) * label + weight * score)
+    return mixed
+
+
+def _model_digest(directory: Path) -> str:
+    """Digest of the model's files (its settings and weights), so that a retrained teacher is
+    scored again."""
+    digest = hashlib.sha256()
+    for path in sorted(directory.iterdir()):
+        if path.is_file() and path.suffix in (".json", ".safetensors"):
+            digest.update(path.name.encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, staging = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
+        os.replace(staging, path)
+    except BaseException:
+        Path(staging).unlink(missing_ok=True)
+        raise

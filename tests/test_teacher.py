@@ -1,0 +1,90 @@
+"""Distillation: a teacher model's sentence scores on the training documents, cached, as targets."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from summarizer.errors import InputError
+from summarizer.modeling.pipeline import Summarizer
+from summarizer.training import teacher as teacher_module
+from summarizer.training.data import Document, LoadedData
+from summarizer.training.settings import load_config
+from summarizer.training.teacher import teacher_precision, teacher_scores
+from summarizer.training.train import build_datamodule
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+DOCUMENTS = [
+    Document(
+        id="harbour",
+        text="The council approved the new budget for the harbour on Monday. Yes. "
+        "The library will open on Sundays from next month. Parking fees rise by a fifth.",
+        reference="The council approved the harbour budget.",
+    ),
+    Document(
+        id="split",
+        sentences=[
+            "Markets fell sharply on Monday after the report.",
+            "Oil prices rose.",
+            "Analysts expect a rebound.",
+        ],
+        reference="Markets fell on Monday.",
+    ),
+]
+
+
+def _data(fingerprint: str = "fixed") -> LoadedData:
+    return LoadedData("test", list(DOCUMENTS), [], fingerprint)
+
+
+def test_teacher_scores_every_sentence_as_summarize_does_and_caches_them(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scores = teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)
+    summarizer = Summarizer.from_pretrained(tiny_model_dir, precision=teacher_precision(), backend="torch")
+    expected = [
+        s.sentence_scores
+        for s in summarizer.summarize_batch([summarizer.sentences(DOCUMENTS[0].text), DOCUMENTS[1].sentences])
+    ]
+    assert [len(row) for row in scores] == [4, 3]
+    assert math.isnan(scores[0][1]) and expected[0][1] is None  # "Yes." is too short to score
+    for got, want in zip(scores, expected):
+        assert [x for x in got if not math.isnan(x)] == pytest.approx([x for x in want if x is not None])
+
+    def no_model(*args: object, **kwargs: object) -> Summarizer:
+        raise AssertionError("scored again")
+
+    monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", no_model)
+    again = teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)
+    assert [[x for x in row if not math.isnan(x)] for row in again] == [
+        [x for x in row if not math.isnan(x)] for row in scores
+    ]
+    with pytest.raises(AssertionError, match="scored again"):  # other documents are scored
+        teacher_scores(_data("other"), str(tiny_model_dir), cache_dir=tmp_path)
+
+
+def test_a_missing_teacher_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=rf"^data.teacher: {tmp_path}: no model directory \(no config.json\)$"):
+        teacher_scores(_data(), str(tmp_path), cache_dir=tmp_path)
+
+
+def test_training_targets_mix_the_teacher_in_and_validation_keeps_the_oracle(
+    tiny_model_dir: Path, tiny_encoder_dir: Path, tokenizer
+) -> None:
+    overrides = [f"model.encoder={tiny_encoder_dir}", f"data.teacher={tiny_model_dir}", "data.teacher_weight=0.5"]
+    datamodule = build_datamodule(load_config(CONFIGS / "tiny.yaml", overrides), tokenizer)
+    datamodule.setup("fit")
+    train = [x for row in datamodule.datasets["train"]["labels"] for x in row]
+    validation = [x for row in datamodule.datasets["validation"]["labels"] for x in row]
+    assert any(0 < x < 0.5 for x in train) and all(0 <= x <= 1 for x in train)
+    assert set(validation) <= {0.0, 1.0}
+
+
+def test_a_teacher_that_cannot_load_is_one_line_naming_the_setting(tiny_model_dir: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text((tiny_model_dir / "config.json").read_text())
+    with pytest.raises(InputError, match=rf"^data.teacher: {broken}: not a bertsum model directory"):
+        teacher_scores(_data(), str(broken), cache_dir=tmp_path)
