@@ -17,6 +17,7 @@ from pytorch_lightning.strategies import DDPStrategy
 from safetensors.torch import load_file
 
 from summarizer.errors import InputError
+from summarizer.modeling import precision
 from summarizer.modeling.batch import collate
 from summarizer.modeling.features import DocumentFeatures, FeatureBuilder
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
@@ -26,6 +27,7 @@ from summarizer.training import train as train_module
 from summarizer.training.data import load_documents
 from summarizer.training.evaluate import evaluate
 from summarizer.training.settings import ConfigError, TrainConfig, load_config
+from summarizer.training.teacher import teacher_precision
 from summarizer.training.train import TrainResult, build_trainer, export_model, main, train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -480,8 +482,9 @@ def test_auto_precision_takes_bf16_only_where_the_cpu_computes_it(
 ) -> None:
     monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: capability)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr(train_module, "cpu_flags", lambda: frozenset(flags.split()))  # /proc/cpuinfo's flags line
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset(flags.split()))  # /proc/cpuinfo's flags line
     assert train_module.auto_precision() == expected
+    assert teacher_precision() == ("bf16" if expected == "bf16-mixed" else "auto")  # the same test
 
 
 def test_the_test_split_is_built_as_the_trained_model_reads_documents(

@@ -52,6 +52,15 @@ def cpu_flags() -> frozenset[str]:
     return frozenset()
 
 
+def native_bf16_cpu() -> bool:
+    """Whether this CPU computes bf16 matrix products natively (AVX512-BF16 or AMX, with torch's
+    AVX512 kernels); without them bf16 runs far slower than fp32. Needs torch."""
+    import torch
+
+    native = bool({"avx512_bf16", "amx_bf16"} & cpu_flags())
+    return native and torch.backends.cpu.get_cpu_capability().startswith("AVX512")
+
+
 def has_vnni() -> bool:
     flags = cpu_flags()
     return any(flag in flags for flag in _VNNI)

@@ -11,15 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from summarizer.cli.files import atomic_file
 from summarizer.errors import InputError
 from summarizer.modeling.pipeline import Summarizer
-from summarizer.modeling.precision import cpu_flags
+from summarizer.modeling.precision import native_bf16_cpu
 from summarizer.resources import cache_dir as bertsum_cache_dir
 from summarizer.resources import model_dir
 from summarizer.text.sentences import split_sentences
@@ -28,13 +27,11 @@ from summarizer.training.data import LoadedData
 # Teacher scores per document: one per sentence, NaN where the teacher scored none (too short).
 TeacherScores = list[list[float]]
 
-_NATIVE_BF16 = ("avx512_bf16", "amx_bf16")
-
 
 def teacher_precision() -> str:
     """bf16 where the CPU computes it natively (the base-size encoder runs fastest there), else
     what `--precision auto` picks on torch."""
-    return "bf16" if any(flag in cpu_flags() for flag in _NATIVE_BF16) else "auto"
+    return "bf16" if native_bf16_cpu() else "auto"
 
 
 def teacher_scores(
@@ -48,7 +45,7 @@ def teacher_scores(
     key = hashlib.sha256(f"{data.fingerprint}:{_model_digest(directory)}:{language}".encode()).hexdigest()[:20]
     cached = (cache_dir or bertsum_cache_dir()) / "teacher" / f"{key}.json"
     if cached.is_file():
-        return [[math.nan if s is None else s for s in row] for row in json.loads(cached.read_text())]
+        return _with_nan(json.loads(cached.read_text()))
     try:
         summarizer = Summarizer.from_pretrained(directory, precision=teacher_precision(), backend="torch")
     except InputError as error:  # a damaged model, or its base encoder not installed
@@ -61,7 +58,13 @@ def teacher_scores(
         if len(scores) % 200 == 0 or len(scores) == total:
             seconds = time.perf_counter() - started
             print(f"Teacher scored {len(scores):,} of {total:,} documents in {seconds:.0f} s", file=sys.stderr)
-    _write_atomically(cached, json.dumps(scores))
+    with atomic_file(cached) as staging:
+        staging.write_text(json.dumps(scores))
+    return _with_nan(scores)
+
+
+def _with_nan(scores: list[list[float | None]]) -> TeacherScores:
+    """Scores as stored (None where the teacher scored no sentence) with NaN for None."""
     return [[math.nan if s is None else s for s in row] for row in scores]
 
 
@@ -84,15 +87,3 @@ def _model_digest(directory: Path) -> str:
             digest.update(path.name.encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, staging = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(handle, "w") as out:
-            out.write(text)
-        os.replace(staging, path)
-    except BaseException:
-        Path(staging).unlink(missing_ok=True)
-        raise

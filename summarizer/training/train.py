@@ -38,7 +38,7 @@ from summarizer.modeling.features import DocumentFeatures
 from summarizer.modeling.modeling_bertsum import BertSumModel, Pooling, freeze_encoder, load_tokenizer
 from summarizer.modeling.onnx_export import export_graph
 from summarizer.modeling.pipeline import Summarizer
-from summarizer.modeling.precision import cpu_flags
+from summarizer.modeling.precision import native_bf16_cpu
 from summarizer.modeling.selection import SelectionConfig
 from summarizer.training.data import Document, write_jsonl
 from summarizer.training.datamodule import SummarizationDataModule
@@ -132,9 +132,7 @@ def auto_precision(accelerator: str = "auto") -> str:
     or AMX), else 32-true: a CPU without native bf16 instructions runs bf16 products far slower."""
     if accelerator in ("auto", "gpu", "cuda") and torch.cuda.is_available():
         return "bf16-mixed" if torch.cuda.is_bf16_supported() else "32-true"
-    flags = cpu_flags()
-    native = torch.backends.cpu.get_cpu_capability().startswith("AVX512") and bool({"avx512_bf16", "amx_bf16"} & flags)
-    return "bf16-mixed" if native else "32-true"
+    return "bf16-mixed" if native_bf16_cpu() else "32-true"
 
 
 def build_trainer(config: TrainConfig, callbacks: Sequence[Callback], **settings: Any) -> pl.Trainer:
