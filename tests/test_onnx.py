@@ -17,8 +17,8 @@ from summarizer.modeling import precision
 from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE, resolve_backend
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
 from summarizer.modeling.onnx_export import export_graph
-from summarizer.modeling.onnx_model import OnnxModel, _calls
-from summarizer.resources import builtin_model_dir
+from summarizer.modeling.onnx_model import WEIGHTS_FILE, OnnxModel, _calls, header_digest, read_header
+from summarizer.resources import BUILTIN_MODELS, builtin_model_dir
 
 TEXTS = [
     "The city council met on Monday to discuss the budget. Members argued for hours about school funding. "
@@ -134,6 +134,21 @@ def test_the_builtin_model_ships_a_small_graph_and_scores_as_torch(shared_data: 
     with (shared_data / "bbc-news" / "validation.jsonl").open(encoding="utf-8") as lines:
         texts = [json.loads(next(lines))["text"] for _ in range(8)]
     _assert_same(_scores(onnx, texts), _scores(torch_path, texts), tolerance=1e-4)
+
+
+@pytest.mark.parametrize("name", BUILTIN_MODELS)
+def test_each_builtin_model_ships_both_graphs_written_for_its_own_weights(name: str) -> None:
+    """A graph records a digest of the header of each weights file it reads: the shipped graphs
+    must have been exported from the shipped weights (no MPNet weights needed to check that)."""
+    import onnx
+
+    directory = builtin_model_dir(name)
+    header, _, _ = read_header(directory / WEIGHTS_FILE)
+    for file in (GRAPH_FILE, INT8_GRAPH_FILE):
+        assert (directory / file).stat().st_size < 500_000  # the structure only
+        graph = onnx.load(str(directory / file), load_external_data=False)
+        recorded = {prop.key: prop.value for prop in graph.metadata_props}
+        assert recorded[f"{WEIGHTS_FILE}.header"] == header_digest(header), file
 
 
 def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -19,6 +19,9 @@ GRAPH_FILE = "model.onnx"  # the scoring network as one ONNX graph, beside confi
 INT8_GRAPH_FILE = "model.int8.onnx"  # the same with int8 linear layers in the encoder
 GRAPH_FILES = {"fp32": GRAPH_FILE, "int8": INT8_GRAPH_FILE}  # by precision
 TORCH_EXTRA = "pip install 'bertsum[torch]'"
+# A matrix a compact weights file holds as int8 has its scales (float32, one per row) under its
+# name and this suffix.
+INT8_SCALE_SUFFIX = ".int8_scale"
 
 
 def check_backend(backend: str) -> None:

@@ -29,6 +29,7 @@ from transformers import AutoModel, AutoTokenizer, PreTrainedConfig, PreTrainedM
 from transformers.utils import logging as hf_logging
 
 from summarizer.errors import InputError, SettingError, check, check_at_least, first_line
+from summarizer.modeling.backends import INT8_SCALE_SUFFIX
 from summarizer.modeling.batch import Batch, collate
 from summarizer.modeling.configuration_bertsum import (
     CONFIG_FILE,
@@ -52,8 +53,6 @@ VOCABULARY_FILES = (
 )
 # Encoders whose position ids start after the padding index.
 _POSITION_OFFSET_FAMILIES = {"roberta": 2, "xlm-roberta": 2, "camembert": 2, "longformer": 2, "mpnet": 2}
-# A matrix a compact file holds as int8 has its scales (float32, one per row) under its name and this suffix.
-INT8_SCALE_SUFFIX = ".int8_scale"
 # Settings a warm start must share with the model it starts from (besides the encoder's shapes).
 _WARM_START_SETTINGS = ("head", "pooling", "language", "features")
 

@@ -28,7 +28,7 @@ from torch import nn
 
 from summarizer.cli.arguments import add_debug_flag, run_command
 from summarizer.modeling.arrays import collate_arrays
-from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE
+from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE, INT8_SCALE_SUFFIX
 from summarizer.modeling.batch import Batch
 from summarizer.modeling.features import FeatureBuilder
 from summarizer.modeling.modeling_bertsum import BertSumModel, encoder_position_limit
@@ -52,6 +52,8 @@ _SAFETENSORS_TYPES = {
     "BF16": onnx.TensorProto.BFLOAT16, "I64": onnx.TensorProto.INT64, "I32": onnx.TensorProto.INT32,
     "I8": onnx.TensorProto.INT8, "U8": onnx.TensorProto.UINT8, "BOOL": onnx.TensorProto.BOOL,
 }  # fmt: skip
+# The scales, one per row, that an int8-stored matrix is multiplied by in the graph.
+_ROW_SCALES = ".row_scales"
 OPSET = 20  # what torch's exporter writes by default; ONNX Runtime 1.17 and later run it
 # Sentences for the example batch the graph is traced with: two documents, one of several
 # windows, so that no dimension is taken for a constant.
@@ -240,7 +242,8 @@ def _point_into(
 ) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
     """Turn `graph`'s initializers (the parameters of the traced `ScoringGraph`) into external
         data pointing into the safetensors `files` (`onnx_model.weight_files`); a tensor stored in
-        another type is read in that type and cast once; `buffers` not saved
+        another type is read in that type and cast once (a compact int8 matrix, then multiplied
+        by its stored scale per row); `buffers` not saved
     with the weights stay in the graph. Also drop what only helps debugging (each
         node's stack trace, intermediate shapes). Returns each file's header digest, by the name
         the graph gives the file, and where each initializer now reads its tensor: (file, name
@@ -253,7 +256,7 @@ def _point_into(
             {prefix + name: (location, entry, begin, name) for name, entry in tensors.items() if name != "__metadata__"}
         )
         digests[f"{location}.header"] = header_digest(header)
-    casts, sources = [], {}
+    casts, scales, sources = [], [], {}
     for tensor in graph.graph.initializer:
         name = tensor.name.removeprefix("model.")  # ScoringGraph's attribute
         if name not in stored:
@@ -263,17 +266,23 @@ def _point_into(
         location, entry, begin, key = stored[name]
         if list(entry["shape"]) != list(tensor.dims):
             raise ValueError(f"{name}: shape {entry['shape']} in {location}, {list(tensor.dims)} in the graph")
-        start, end = entry["data_offsets"]
         kind = _SAFETENSORS_TYPES[entry["dtype"]]
-        if kind != tensor.data_type:  # read as stored under its own name, cast to the name the graph reads
+        if kind == onnx.TensorProto.INT8:  # a compact int8 matrix: times its scale per row, once
+            if name + INT8_SCALE_SUFFIX not in stored:
+                raise ValueError(f"{name} is an int8 tensor in {location} without {INT8_SCALE_SUFFIX}")
+            scale = onnx.TensorProto(name=name + _ROW_SCALES, data_type=onnx.TensorProto.FLOAT)
+            scale.dims.extend([tensor.dims[0], 1])  # [out, 1] against the matrix's [out, in]
+            _read_from(scale, *stored[name + INT8_SCALE_SUFFIX][:3])
+            scales.append(scale)
+            casts.append(onnx.helper.make_node("Cast", [name], [f"{name}.float"], to=tensor.data_type))
+            casts.append(onnx.helper.make_node("Mul", [f"{name}.float", scale.name], [tensor.name]))
+            tensor.name, tensor.data_type = name, kind
+        elif kind != tensor.data_type:  # read as stored under its own name, cast to the name the graph reads
             casts.append(onnx.helper.make_node("Cast", [name], [tensor.name], to=tensor.data_type))
             tensor.name, tensor.data_type = name, kind
         sources[tensor.name] = (location, key)
-        tensor.ClearField("raw_data")
-        del tensor.external_data[:]
-        for key, value in (("location", location), ("offset", str(begin + start)), ("length", str(end - start))):
-            tensor.external_data.add(key=key, value=value)
-        tensor.data_location = onnx.TensorProto.EXTERNAL
+        _read_from(tensor, location, entry, begin)
+    graph.graph.initializer.extend(scales)
     nodes = [*casts, *graph.graph.node]
     del graph.graph.node[:]
     graph.graph.node.extend(nodes)
@@ -281,6 +290,17 @@ def _point_into(
         del node.metadata_props[:]
     del graph.graph.value_info[:]
     return digests, sources
+
+
+def _read_from(tensor: onnx.TensorProto, location: str, entry: dict, begin: int) -> None:
+    """Make `tensor` external data: the bytes of the safetensors `entry` in the file the graph
+    names `location`, whose tensor data starts at `begin`."""
+    start, end = entry["data_offsets"]
+    tensor.ClearField("raw_data")
+    del tensor.external_data[:]
+    for key, value in (("location", location), ("offset", str(begin + start)), ("length", str(end - start))):
+        tensor.external_data.add(key=key, value=value)
+    tensor.data_location = onnx.TensorProto.EXTERNAL
 
 
 def _int8_graph(
@@ -363,9 +383,13 @@ def _bias_add(
 
 
 def _stored(name: str, made: dict[str, onnx.NodeProto]) -> str:
-    """The tensor `name` reads: itself, or what a Cast made it from (float16 as stored, cast to
-    float32 by `_point_into`)."""
+    """The tensor `name` reads: itself, or what `_point_into` made it from: float16 as stored,
+    cast to float32, or int8 as stored, cast and times its scales."""
     source = made.get(name)
+    if source is not None and source.op_type == "Mul":
+        cast = made.get(source.input[0])
+        if cast is not None and cast.op_type == "Cast" and source.input[1] == cast.input[0] + _ROW_SCALES:
+            return cast.input[0]
     return source.input[0] if source is not None and source.op_type == "Cast" else name
 
 

@@ -40,7 +40,7 @@ from tokenizers import Tokenizer
 
 from summarizer.errors import InputError, first_line
 from summarizer.modeling.arrays import by_length, collate_arrays
-from summarizer.modeling.backends import GRAPH_FILES, add_graph_hint
+from summarizer.modeling.backends import GRAPH_FILES, INT8_SCALE_SUFFIX, add_graph_hint
 from summarizer.modeling.features import FeatureConfig
 from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
 from summarizer.text.sentences import check_language
@@ -250,13 +250,16 @@ def quantize(
     to `bits` bits with one scale per output row, transposed to [in, out] (`int8_layout`)."""
     matrices = []
     for file, name in sources:
-        _, tensors, begin = headers.get(file, (b"", {}, 0))
-        entry = tensors.get(name)
-        if not isinstance(entry, dict) or entry.get("dtype") not in _SAFETENSORS_FLOATS or len(entry["shape"]) != 2:
+        header = headers.get(file, (b"", {}, 0))
+        found = _tensor(contents.get(file), header, name, _SAFETENSORS_FLOATS)
+        if found is None:  # a compact int8 matrix: its int8 values times its scale per row
+            stored = _tensor(contents.get(file), header, name, {"I8": np.int8})
+            scale = _tensor(contents.get(file), header, name + INT8_SCALE_SUFFIX, {"F32": np.float32})
+            if stored is not None and scale is not None and stored.ndim == 2 and scale.shape == (len(stored), 1):
+                found = np.multiply(stored, scale, dtype=np.float32)
+        if found is None or found.ndim != 2:
             raise InputError(f"{graph}: its int8 weights come from {file} {name}, which is not a float matrix there")
-        start, end = entry["data_offsets"]
-        raw = contents[file][begin + start : begin + end]
-        matrices.append(raw.view(_SAFETENSORS_FLOATS[entry["dtype"]]).reshape(entry["shape"]))
+        matrices.append(found)
     places, size = int8_layout([m.shape for m in matrices])
     data = np.zeros(size, dtype=np.uint8)
     limit = 2 ** (bits - 1) - 1
@@ -269,6 +272,19 @@ def quantize(
         data[matrix : matrix + out * inner] = quantized.T.reshape(-1).view(np.uint8)
         data[scales : scales + 4 * out] = scale.astype("<f4").view(np.uint8)
     return data
+
+
+def _tensor(
+    content: np.ndarray | None, header: tuple[bytes, dict[str, Any], int], name: str, types: Mapping[str, Any]
+) -> np.ndarray | None:
+    """Tensor `name` of a safetensors file (`content`, its bytes; `header`, `read_header`'s),
+    when it is stored in one of `types` (safetensors' type name: numpy's); else None."""
+    _, tensors, begin = header
+    entry = tensors.get(name)
+    if content is None or not isinstance(entry, dict) or entry.get("dtype") not in types:
+        return None
+    start, end = entry["data_offsets"]
+    return content[begin + start : begin + end].view(types[entry["dtype"]]).reshape(entry["shape"])
 
 
 def _int8_sources(graph: bytes, path: Path) -> list[tuple[str, str]]:

@@ -358,9 +358,8 @@ def export_model(
     compact_dtype: torch.dtype = torch.float16,
 ) -> None:
     """`model.save_pretrained` (or `save_compact` over the packaged `base_encoder` in
-    `compact_dtype`, when a base is given) to `directory` with its ONNX graph (`onnx_export`;
-    not for int8 weights, which the graph cannot read: such a model runs on torch), swapped
-    into place once complete.
+    `compact_dtype`, when a base is given) to `directory` with its ONNX graphs (`onnx_export`),
+    swapped into place once complete.
 
     The files go to a new directory beside `directory` first; then the old export is renamed
     away, the new one renamed in, and the old one deleted. A reader never finds a half-written
@@ -373,8 +372,7 @@ def export_model(
         else:
             model.save_pretrained(str(staging))
             tokenizer.save_pretrained(str(staging))
-        if compact_dtype != torch.int8 or base_encoder is None:
-            export_graph(model, tokenizer, staging)
+        export_graph(model, tokenizer, staging)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
