@@ -1,12 +1,13 @@
-"""CNN/DailyMail training articles that no run read, as a test set in the training data's form.
+"""The last CNN/DailyMail training articles of the fixed shuffle, as a test set in their own form.
 
     python scripts/heldout_articles.py [--count 700] [--out /tmp/heldout]
 
 Writes the last `--count` articles of the fixed shuffle of `../shared/data/cnndm/train.jsonl`
-(`data.shuffle: fixed`; runs on N articles read the first N of that order), their sentences as
-training reads them (`data.untokenize`), to OUT/all.jsonl, and split by source to OUT/cnn.jsonl
-(CNN articles: "cnn" among the first 60 characters, or "( cnn )" or "(cnn)" in the first
-two sentences) and OUT/dailymail.jsonl (the rest). Each scores with `python -m
+(`data.shuffle: fixed`: a run on N articles reads the first N of that order, so only a run on
+all of them has read these), their sentences as training reads them (`data.untokenize`), to
+OUT/all.jsonl, and split by source to OUT/cnn.jsonl (CNN articles: "cnn" among the first 60
+characters, or "( cnn )" or "(cnn)" in the first two sentences) and OUT/dailymail.jsonl (the
+rest: Daily Mail's, and CNN partner stories without that mark). Each scores with `python -m
 summarizer.evaluate --data OUT/all.jsonl -k 3 --model MODEL`, as the validation articles do.
 """
 
