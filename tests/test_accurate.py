@@ -10,6 +10,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import onnx
 import pytest
 import torch
 from conftest import TINY_HEAD
@@ -21,7 +22,7 @@ from test_train import TINY, synthetic, tiny_overrides  # noqa: F401  (synthetic
 from summarizer import resources
 from summarizer.cli.command import main as summarize_main
 from summarizer.errors import InputError
-from summarizer.modeling.backends import INT8_SCALE_SUFFIX
+from summarizer.modeling.backends import INT8_GRAPH_FILE, INT8_SCALE_SUFFIX
 from summarizer.modeling.batch import collate
 from summarizer.modeling.configuration_bertsum import CONFIG_FILE
 from summarizer.modeling.features import FeatureBuilder, FeatureConfig
@@ -32,7 +33,7 @@ from summarizer.modeling.modeling_bertsum import (
     load_tokenizer,
 )
 from summarizer.modeling.onnx_export import export_graph
-from summarizer.modeling.onnx_model import OnnxModel
+from summarizer.modeling.onnx_model import INT8_SOURCES, OnnxModel
 from summarizer.modeling.pipeline import Summarizer
 from summarizer.resources import BUILTIN_MODELS, MPNET_INSTALL, MPNET_PACKAGES, builtin_model_dir, model_dir
 from summarizer.training.datamodule import SummarizationDataModule
@@ -129,13 +130,20 @@ def test_an_int8_compact_model_over_the_packaged_mpnet(packaged_tiny_mpnet: Path
     expected = Summarizer(model, load_tokenizer(packaged_tiny_mpnet)).summarize(NEWS).sentence_scores
     assert scores == pytest.approx(expected, abs=2e-2)
 
-    # Its graphs read the int8 matrices as stored, times their scales: the scores of torch's load.
-    export_graph(loaded.model, loaded.builder.tokenizer, tmp_path)
+    # Its graphs, exported from the model as trained (unrounded), as training's export does, read
+    # the int8 matrices as stored, times their scales: the scores of torch's load.
+    export_graph(model, load_tokenizer(packaged_tiny_mpnet), tmp_path)
     on_onnx = Summarizer.from_pretrained(tmp_path, precision="fp32", backend="onnx")
     assert isinstance(on_onnx.model, OnnxModel)
     assert on_onnx.summarize(NEWS).sentence_scores == pytest.approx(scores, abs=1e-5)
     int8 = Summarizer.from_pretrained(tmp_path, precision="int8", backend="onnx").summarize(NEWS).sentence_scores
     assert int8 == pytest.approx(scores, abs=0.1)
+    # The int8 graph quantizes the stored int8 matrices too, rather than running them in fp32.
+    graph = onnx.load(str(tmp_path / INT8_GRAPH_FILE), load_external_data=False)
+    sources = json.loads({p.key: p.value for p in graph.metadata_props}[INT8_SOURCES])
+    stored_int8 = {name for name, p in trained.items() if p.ndim == 2 and name.startswith("encoder.")}
+    assert stored_int8 and stored_int8 <= {name for file, name in sources if file == WEIGHTS_FILE}
+    assert not [t.name for t in graph.graph.initializer if t.name.startswith("encoder.") and "row_scales" in t.name]
 
 
 def test_an_int8_matrix_without_its_scales_is_refused(packaged_tiny_mpnet: Path, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import TINY_HEAD, export
 
@@ -17,7 +18,7 @@ from summarizer.modeling import precision
 from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE, resolve_backend
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
 from summarizer.modeling.onnx_export import export_graph
-from summarizer.modeling.onnx_model import WEIGHTS_FILE, OnnxModel, _calls, header_digest, read_header
+from summarizer.modeling.onnx_model import WEIGHTS_FILE, OnnxModel, _calls, header_digest, quantize, read_header
 from summarizer.resources import BUILTIN_MODELS, builtin_model_dir
 
 TEXTS = [
@@ -149,6 +150,27 @@ def test_each_builtin_model_ships_both_graphs_written_for_its_own_weights(name: 
         graph = onnx.load(str(directory / file), load_external_data=False)
         recorded = {prop.key: prop.value for prop in graph.metadata_props}
         assert recorded[f"{WEIGHTS_FILE}.header"] == header_digest(header), file
+
+
+@pytest.mark.parametrize(
+    "shape, matrix_at, scales_at",
+    [([2, 3], [0, 5], [8, 16]), ([2, 3], [0, 6], [8, 15]), ([2, 3], None, [8, 16]), ([2, 3], [0, 6], [8, 99])]
+    + [([0, 3], [0, 0], [8, 8])],
+    ids=["short matrix", "odd scales", "no offsets", "past the end", "empty"],
+)
+def test_int8_weights_laid_out_otherwise_than_said_are_one_line(shape, matrix_at, scales_at, tmp_path: Path) -> None:
+    """A compact int8 matrix the int8 graph quantizes from, damaged in its file's header."""
+
+    def header(matrix_at: list[int] | None, scales_at: list[int]) -> tuple[bytes, dict, int]:
+        matrix = {"dtype": "I8", "shape": shape} | ({"data_offsets": matrix_at} if matrix_at else {})
+        scales = {"dtype": "F32", "shape": [shape[0], 1], "data_offsets": scales_at}
+        return b"", {"w": matrix, "w.int8_scale": scales}, 0
+
+    contents = {WEIGHTS_FILE: np.zeros(16, dtype=np.uint8)}
+    if shape[0]:  # laid out as said, the same matrix quantizes
+        assert len(quantize(contents, {WEIGHTS_FILE: header([0, 6], [8, 16])}, [(WEIGHTS_FILE, "w")], 8, tmp_path))
+    with pytest.raises(InputError, match=f"^{tmp_path}: its int8 weights come from {WEIGHTS_FILE} w, which is not a"):
+        quantize(contents, {WEIGHTS_FILE: header(matrix_at, scales_at)}, [(WEIGHTS_FILE, "w")], 8, tmp_path)
 
 
 def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:

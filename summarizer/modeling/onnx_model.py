@@ -2,14 +2,14 @@
 
 A model directory may hold `model.onnx` beside `config.json` and `model.safetensors`: the whole
 network (encoder, pooling, centrality projection, head, and the sigmoid of its logits) as one
-graph, written by `summarizer.modeling.onnx_export`. The graph file holds no weights, so it stays small:
-its initializers are ONNX external data that point into the safetensors files themselves (the
-model's own `model.safetensors` and, for a compact model, the packaged encoder's), at each
-tensor's offset, in its stored type (float16 tensors are cast to float32 inside the graph, once,
-as ONNX Runtime loads it). The files are mapped into memory and handed to ONNX Runtime by name;
-the graph's metadata holds a digest of each file's header (names, types, shapes, offsets), so a
-graph never reads weights laid out otherwise than when it was written, and the ids of the
-tokenizer's special tokens.
+graph, written by `summarizer.modeling.onnx_export`. The graph file holds no weights, so it stays
+small: its initializers are ONNX external data that point into the safetensors files themselves
+(the model's own `model.safetensors` and, for a compact model, the packaged encoder's), at each
+tensor's offset, in its stored type (float16 tensors are cast to float32 inside the graph, and int8
+matrices cast and multiplied by their stored scale per row, once, as ONNX Runtime loads it). The
+files are mapped into memory and handed to ONNX Runtime by name; the graph's metadata holds a
+digest of each file's header (names, types, shapes, offsets), so a graph never reads weights laid
+out otherwise than when it was written, and the ids of the tokenizer's special tokens.
 
 `model.int8.onnx`, written beside it, is the same network with the encoder's linear layers as
 ONNX Runtime's `DynamicQuantizeMatMul` (activations quantized per call, int8 weights with one
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -257,7 +258,7 @@ def quantize(
             scale = _tensor(contents.get(file), header, name + INT8_SCALE_SUFFIX, {"F32": np.float32})
             if stored is not None and scale is not None and stored.ndim == 2 and scale.shape == (len(stored), 1):
                 found = np.multiply(stored, scale, dtype=np.float32)
-        if found is None or found.ndim != 2:
+        if found is None or found.ndim != 2 or found.size == 0:
             raise InputError(f"{graph}: its int8 weights come from {file} {name}, which is not a float matrix there")
         matrices.append(found)
     places, size = int8_layout([m.shape for m in matrices])
@@ -283,8 +284,17 @@ def _tensor(
     entry = tensors.get(name)
     if content is None or not isinstance(entry, dict) or entry.get("dtype") not in types:
         return None
-    start, end = entry["data_offsets"]
-    return content[begin + start : begin + end].view(types[entry["dtype"]]).reshape(entry["shape"])
+    kind, offsets, shape = np.dtype(types[entry["dtype"]]), entry.get("data_offsets"), entry.get("shape")
+    if not (
+        isinstance(offsets, list)
+        and len(offsets) == 2
+        and isinstance(shape, list)
+        and all(isinstance(n, int) and n >= 0 for n in [*offsets, *shape])
+        and offsets[1] - offsets[0] == math.prod(shape) * kind.itemsize
+        and begin + offsets[1] <= len(content)
+    ):
+        return None  # laid out otherwise than safetensors says: the caller names the tensor
+    return content[begin + offsets[0] : begin + offsets[1]].view(kind).reshape(shape)
 
 
 def _int8_sources(graph: bytes, path: Path) -> list[tuple[str, str]]:
