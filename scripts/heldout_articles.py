@@ -4,11 +4,12 @@
 
 Writes the last `--count` articles of the fixed shuffle of `../shared/data/cnndm/train.jsonl`
 (`data.shuffle: fixed`: a run on N articles reads the first N of that order, so only a run on
-all of them has read these), their sentences as training reads them (`data.untokenize`), to
+all of them has read these), their sentences and highlights as training reads them
+(`data.untokenize`: "do n't" as "don't"), to
 OUT/all.jsonl, and split by source to OUT/cnn.jsonl (CNN articles: "cnn" among the first 60
 characters, or "( cnn )" or "(cnn)" in the first two sentences) and OUT/dailymail.jsonl (the
 rest: Daily Mail's, and CNN partner stories without that mark). Each scores with `python -m
-summarizer.evaluate --data OUT/all.jsonl -k 3 --model MODEL`, as the validation articles do.
+summarizer.evaluate --data OUT/all.jsonl -k 3 --model MODEL`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def main() -> None:
     counts = dict.fromkeys(files, 0)
     for row in chosen:
         article = [untokenize(sentence) for sentence in row["article"]]
-        line = json.dumps({"id": row["id"], "article": article, "highlights": row["highlights"]}) + "\n"
+        highlights = untokenize(row["highlights"])
+        line = json.dumps({"id": row["id"], "article": article, "highlights": highlights}) + "\n"
         for name in ("all", "cnn" if is_cnn(row["article"]) else "dailymail"):
             files[name].write(line)
             counts[name] += 1
