@@ -7,10 +7,10 @@ the sentences) and CNN/DailyMail validation articles (3 sentences). Prints docum
 of each and the ratio, for bertsum on ONNX Runtime and on torch at each of `--precisions` (fp32
 and int8; "(default)" marks what `--precision auto` picks for each backend on this CPU), and
 the `news-accurate` model at each backend's default precision (and on torch in bf16 where the
-CPU computes it natively) when its encoder packages are installed, so that what accuracy costs shows beside the default;
-then the time from process start to output of `summarize one.txt` on each backend, at its
-default precision. bertsum's settings take turns over `--rounds` rounds, and each reports its
-best round.
+CPU computes it natively) when its encoder packages are installed, so that what accuracy costs
+shows beside the default; then the time from process start to output of `summarize one.txt` on
+each backend, at its default precision. bertsum's settings take turns over `--rounds` rounds,
+and each reports its best round.
 
     python scripts/bench_peer.py [--limit 60] [--rounds 3] [--peer-venv .venv-peer]
         [--precisions fp32 int8] [--no-accurate]
@@ -180,7 +180,7 @@ def main() -> None:
                 (default["onnx"], default["torch"]),
                 ("onnx fp32", "torch fp32"),
                 ("onnx int8", "torch int8"),
-                *[(f"news-accurate {default['onnx']}", f"news-accurate {b} {p}") for b, p in accurate[1:]],
+                *[(default["news-accurate"], f"news-accurate {b} {p}") for b, p in accurate[1:]],
             ]
         )
         ratios = [f"{a} / {b}: {bertsum[a] / bertsum[b]:.2f}x" for a, b in pairs if a in bertsum and b in bertsum]

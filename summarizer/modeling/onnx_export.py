@@ -268,13 +268,13 @@ def _point_into(
             raise ValueError(f"{name}: shape {entry['shape']} in {location}, {list(tensor.dims)} in the graph")
         kind = _SAFETENSORS_TYPES[entry["dtype"]]
         if kind == onnx.TensorProto.INT8:  # a compact int8 matrix: times its scale per row, once
-            scales_entry: dict = stored.get(name + INT8_SCALE_SUFFIX, (None, {}))[1]
+            scales_location, scales_entry, scales_begin, _ = stored.get(name + INT8_SCALE_SUFFIX, ("", {}, 0, ""))
             rows = tensor.dims[0]
             if scales_entry.get("dtype") != "F32" or scales_entry.get("shape") not in ([rows, 1], [rows]):
                 raise ValueError(f"{name}, int8 in {location}, has no float32 {INT8_SCALE_SUFFIX}, one per row")
             scale = onnx.TensorProto(name=name + _ROW_SCALES, data_type=onnx.TensorProto.FLOAT)
-            scale.dims.extend([tensor.dims[0], 1])  # [out, 1] against the matrix's [out, in]
-            _read_from(scale, *stored[name + INT8_SCALE_SUFFIX][:3])
+            scale.dims.extend([rows, 1])  # [out, 1] against the matrix's [out, in]
+            _read_from(scale, scales_location, scales_entry, scales_begin)
             scales.append(scale)
             casts.append(onnx.helper.make_node("Cast", [name], [f"{name}.float"], to=tensor.data_type))
             casts.append(onnx.helper.make_node("Mul", [f"{name}.float", scale.name], [tensor.name]))

@@ -251,11 +251,11 @@ def quantize(
     to `bits` bits with one scale per output row, transposed to [in, out] (`int8_layout`)."""
     matrices = []
     for file, name in sources:
-        header = headers.get(file, (b"", {}, 0))
-        found = _tensor(contents.get(file), header, name, _SAFETENSORS_FLOATS)
+        content, header = contents.get(file), headers.get(file, (b"", {}, 0))
+        found = _tensor(content, header, name, _SAFETENSORS_FLOATS)
         if found is None:  # a compact int8 matrix: its int8 values times its scale per row
-            stored = _tensor(contents.get(file), header, name, {"I8": np.int8})
-            scale = _tensor(contents.get(file), header, name + INT8_SCALE_SUFFIX, {"F32": np.float32})
+            stored = _tensor(content, header, name, {"I8": np.int8})
+            scale = _tensor(content, header, name + INT8_SCALE_SUFFIX, {"F32": np.float32})
             if stored is not None and scale is not None and stored.ndim == 2 and scale.shape == (len(stored), 1):
                 found = np.multiply(stored, scale, dtype=np.float32)
         if found is None or found.ndim != 2 or found.size == 0:
