@@ -38,10 +38,10 @@ import torch
 
 from summarizer.cli.arguments import positive_int
 from summarizer.errors import InputError
+from summarizer.modeling.backends import encoder_width
 from summarizer.modeling.pipeline import Summarizer
-from summarizer.modeling.precision import PRECISIONS, resolve_precision
-from summarizer.resources import default_encoder_dir
-from summarizer.training.train import auto_precision
+from summarizer.modeling.precision import PRECISIONS, native_bf16_cpu, resolve_precision
+from summarizer.resources import builtin_model_dir, default_encoder_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -138,8 +138,11 @@ def main() -> None:
         for precision in args.precisions:
             ours[f"{backend} {precision}"] = Summarizer.from_pretrained(precision=precision, backend=backend)
     if not args.no_accurate:
-        accurate += [(backend, resolve_precision("auto", "cpu", backend)) for backend in ("onnx", "torch")]
-        accurate += [("torch", "bf16")] * (auto_precision() == "bf16-mixed")
+        width = encoder_width(builtin_model_dir("news-accurate"))
+        accurate += [(backend, resolve_precision("auto", "cpu", backend, width)) for backend in ("onnx", "torch")]
+        # torch's other fast precisions beside its default: int8, and bf16 where the CPU computes it natively
+        others = ["int8", "bf16"] if native_bf16_cpu() else ["int8"]
+        accurate += [("torch", other) for other in others if ("torch", other) not in accurate]
         default["news-accurate"] = f"news-accurate {default['onnx']}"
         try:
             for backend, precision in accurate:

@@ -1,11 +1,11 @@
-"""Speed of each inference precision against fp32, in one run, with the built-in model.
+"""Speed of each torch inference precision against fp32, in one run, with a built-in model.
 
 `summarize_batch` over the same BBC News validation articles (40% of the sentences), the
 precisions taking turns so that each sees the same machine load; prints documents per second,
 the ratio to fp32 and how many documents got the same sentences as with fp32. Quality: run
 `python -m summarizer.evaluate ... --precision P` (README, Benchmarks).
 
-    python scripts/bench_precision.py [--limit 64] [--repeats 2] [--precisions fp32 int8]
+    python scripts/bench_precision.py [--model news] [--limit 64] [--repeats 2] [--precisions fp32 int8]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news" / "v
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="news", help="a built-in model's name or a model directory")
     parser.add_argument("--limit", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=2, help="best of this many timings each")
     parser.add_argument("--precisions", nargs="+", choices=PRECISIONS, default=["fp32", "int8"])
@@ -33,7 +34,7 @@ def main() -> None:
     with DATA.open(encoding="utf-8") as lines:
         texts = [json.loads(line)["text"] for line in itertools.islice(lines, args.limit)]
     summarizers = {
-        precision: Summarizer.from_pretrained(precision=precision, backend="torch")
+        precision: Summarizer.from_pretrained(args.model, precision=precision, backend="torch")
         for precision in ["fp32", *args.precisions]
     }
     best = dict.fromkeys(summarizers, float("inf"))
@@ -45,7 +46,7 @@ def main() -> None:
             best[precision] = min(best[precision], time.perf_counter() - start)
     print(
         f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: "
-        f"{torch.get_num_threads()}, {len(texts)} BBC articles"
+        f"{torch.get_num_threads()}, model {args.model}, {len(texts)} BBC articles"
     )
     for precision in summarizers:
         same = sum(a == b for a, b in zip(chosen[precision], chosen["fp32"]))

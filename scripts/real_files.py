@@ -50,7 +50,8 @@ DEFAULT_FILES = [
 ]
 _END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _START = re.compile(r"[\"'“‘(\[]*[A-Z0-9]")
-_MARKUP = re.compile(r"</?[a-zA-Z][^>]*>|&[a-z]+;|&#\d+;|\]\(|!\[|\*\*|__\w|^#{1,6} |\|\s*-{3,}|```|\|.*\|.*\|")
+_TAG = r"</?[a-zA-Z][\w-]*(?:\s+[\w-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"  # not "Result<T, E>"
+_MARKUP = re.compile(_TAG + r"|&[a-z]+;|&#\d+;|\]\(|!\[|\*\*|__\w|^#{1,6} |\|\s*-{3,}|```|\|.*\|.*\|")
 
 
 def verdict(sentence: str, previous: str | None) -> str:

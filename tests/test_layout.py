@@ -39,9 +39,9 @@ def wrapped(width: int = 72, indent: str = "  ") -> str:
 def test_hard_wrapped_paragraphs_are_rejoined(width):
     found = paragraphs(wrapped(width))
     assert found[: len(PROSE)] == PROSE
-    assert found[len(PROSE) :] == [
-        "- Keep the notices intact, including the ones that refer to this license and to the absence of any warranty.",
-        "- Give all recipients a copy of this license along with the program.",
+    assert found[len(PROSE) :] == [  # list items without their bullets, as Markdown reads them
+        "Keep the notices intact, including the ones that refer to this license and to the absence of any warranty.",
+        "Give all recipients a copy of this license along with the program.",
     ]
 
 
@@ -107,9 +107,11 @@ def test_a_table_of_contents_is_not_text():
 
 
 def test_one_paragraph_per_line_is_left_as_it_was():
-    lines = ["A headline without a period", *PROSE, "- a list item", "Last words"]
+    lines = ["A headline without a period", *PROSE, "a list item", "Last words"]
     assert paragraphs("\n".join(lines)) == lines
     assert paragraphs("\n\n".join(lines)) == lines
+    bulleted = [*lines[:-2], "- a list item", lines[-1]]
+    assert paragraphs("\n".join(bulleted)) == lines  # as Markdown reads a list item: its text, not its bullet
 
 
 def test_references_keep_one_sentence_per_line_in_lower_case():
@@ -122,8 +124,9 @@ def test_references_keep_one_sentence_per_line_in_lower_case():
 
 
 def _line_rule(text: str) -> list[str]:
-    """The earlier rule: every line break ends a sentence."""
-    lines = [line for line in re.split(r"\s*[\n\r\u2028\u2029]\s*", text.strip()) if line]
+    """The earlier rule: every line break ends a sentence (and a list item's bullet is not text)."""
+    lines = [re.sub(r"^[-*+•‣◦▪]\s+(?=\S)", "", line) for line in re.split(r"\s*[\n\r\u2028\u2029]\s*", text.strip())]
+    lines = [line for line in lines if line]
     return [sentence for paragraph in paragraph_sentences(lines) for sentence in paragraph]
 
 
@@ -138,3 +141,87 @@ def test_benchmark_documents_split_exactly_as_before(file, field):
         pytest.skip("../shared/data is absent")
     texts = [json.loads(line)[field] for line in path.open(encoding="utf-8")]
     assert [i for i, text in enumerate(texts) if split_sentences(text) != _line_rule(text)] == []
+
+
+RST = """\
+A guide to masked arrays
+========================
+
+Masked arrays hide the values a computation must skip. The division of x by y is then
+computed as::
+
+  d1 = x.filled(0) # d1 = array([0., 2., 3., 4.])
+  result = (d1/d2).view(MaskedArray)
+
+      result._mask = logical_or(m, dm)
+
+Note that a division by zero takes place here, which the mask then hides from the user.
+
+.. code-block:: python
+
+   import numpy.ma as ma
+
+.. note::
+
+   The mask is kept when the array is sliced.
+
+.. this comment is not text
+
+>>> ma.array([1, 2], mask=[0, 1])
+masked_array(data=[1, --])
+
+A third way avoids filling the arrays at all ::
+
+  d1 = x._data
+
+Another section
+---------------
+* Filling is not needed for *cumsum*.
+"""
+
+
+def test_restructured_text_markup_and_code_are_not_text():
+    assert paragraphs(RST) == [
+        "Masked arrays hide the values a computation must skip. The division of x by y is then computed as:",
+        "Note that a division by zero takes place here, which the mask then hides from the user.",
+        "The mask is kept when the array is sliced.",  # an admonition's body is text
+        # "at all ::" reads "at all" (" ::" reads as nothing), which ends no sentence: left out as a lone line
+        "Filling is not needed for *cumsum*.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the last line of a wrapped paragraph above a rule is not a heading
+        (
+            "We met on Monday and talked about the\nbudget for next year, which is short.\n" + "=" * 40,
+            ["We met on Monday and talked about the budget for next year, which is short."],
+        ),
+        ("Thanks.\n=======\nBye now.", ["Thanks.", "Bye now."]),  # a sentence, not a heading
+        # quoted e-mail is text, not a doctest
+        (
+            "Hi Bob,\n\n>>> I think we should go.\n>> Agreed.\n> Sure.\n\nSee you.",
+            ["Hi Bob,", ">>> I think we should go.", ">> Agreed.", "> Sure.", "See you."],
+        ),
+        ("Example::\n\n  x = 1\t# comment\n  y = 2\n\nAfter.", ["Example:", "After."]),  # a tab after the code
+        (
+            ".. note:: The mask is kept.\n\n.. Note::\n\n   Also this.\n\nEnd.",
+            ["The mask is kept.", "Also this.", "End."],
+        ),
+    ],
+)
+def test_markup_rules_leave_ordinary_text_alone(text, expected):
+    assert paragraphs(text) == expected
+
+
+def test_a_rule_under_a_sentence_leaves_the_sentence():
+    text = "The meeting ended at noon after a long debate about the budget.\n-----\nVotes follow next week."
+    assert paragraphs(text) == [
+        "The meeting ended at noon after a long debate about the budget.",
+        "Votes follow next week.",
+    ]
+    assert paragraphs("Some text::\nnot indented, so not a literal block.") == [
+        "Some text:",
+        "not indented, so not a literal block.",
+    ]

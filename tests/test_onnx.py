@@ -3,6 +3,7 @@ that travel with their models, one line for every directory it cannot use."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -257,6 +258,31 @@ def test_auto_precision_is_int8_where_measured_safe(graph_dir: Path, monkeypatch
     assert precision.int8_weight_bits() == 7
     monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"neon"}))
     assert resolve_backend(graph_dir, "cpu", backend="torch") == ("torch", "fp32")
+
+
+def test_auto_precision_on_torch_takes_bf16_for_wide_encoders_where_native(
+    graph_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a native-bf16 CPU torch's bf16 outruns its int8 for a 768-wide encoder, not a 384-wide one."""
+    import torch
+
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX512")
+    wide = tmp_path / "wide"
+    shutil.copytree(graph_dir, wide)
+    config = json.loads((wide / "config.json").read_text())
+    config["encoder"]["hidden_size"] = 768
+    (wide / "config.json").write_text(json.dumps(config))
+    assert json.loads((graph_dir / "config.json").read_text())["encoder"]["hidden_size"] < 768
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "avx512_vnni", "avx512_bf16"}))
+    assert resolve_backend(wide, "cpu", backend="torch") == ("torch", "bf16")
+    assert resolve_backend(graph_dir, "cpu", backend="torch") == ("torch", "int8")
+    assert resolve_backend(wide, "cpu") == ("onnx", "int8")  # ONNX Runtime has no bf16 path here
+    assert resolve_backend(wide, "cuda", backend="torch") == ("torch", "fp32")
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "avx512_vnni"}))  # no native bf16
+    assert resolve_backend(wide, "cpu", backend="torch") == ("torch", "int8")
+    (wide / "config.json").write_text("{not json")  # unreadable: the load says what is wrong, not the choice
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "avx512_bf16"}))
+    assert resolve_backend(wide, "cpu", backend="torch") == ("torch", "int8")
 
 
 def test_a_graph_without_its_int8_twin_runs_in_fp32(graph_dir: Path, tmp_path: Path, monkeypatch) -> None:

@@ -112,3 +112,21 @@ def test_selection_invariants(document, k, blocking):
 def test_trigram_blocking_works_in_other_scripts():
     sentences = ["Кошка сидит на окне.", "Кошка сидит на окне весь день.", "Собака спит."]
     assert select_sentences(sentences, [0, 1, 2], [0.9, 0.8, 0.1], SelectionConfig(k=2)) == [0, 2]
+
+
+def test_a_sentence_introducing_a_list_is_taken_last():
+    sentences = [
+        "Lightning structures PyTorch code with these principles:",
+        "Research code lives in the LightningModule.",
+        "Engineering code is handled by the Trainer.",
+        "Data comes from a LightningDataModule.",
+    ]
+    scores = [0.9, 0.5, 0.4, 0.3]
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=2)) == [1, 2]
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=2, order="score")) == [1, 2]
+    # only when nothing else is left: a document of lead-ins still gets its summary
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=4)) == [0, 1, 2, 3]
+    assert select_sentences(["He said: ", "Then this：", "Fine."], range(3), [0.9, 0.8, 0.1], SelectionConfig(k=2)) == [
+        0,
+        2,
+    ]

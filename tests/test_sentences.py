@@ -16,6 +16,7 @@ from summarizer.text.layout import paragraphs, wrap_width
 from summarizer.text.sentences import (
     LANGUAGES,
     MAX_PIECE_CHARS,
+    _mended,
     available_languages,
     check_language,
     punkt_parameters,
@@ -168,7 +169,8 @@ _PIECES = st.sampled_from(
 def test_equals_punkt_applied_paragraph_by_paragraph(lines: list[str]) -> None:
     punkt = punkt_tokenizer("english")
     text = "\n".join(lines)
-    assert split_sentences(text) == [s for paragraph in paragraphs(text) for s in punkt.tokenize(paragraph)]
+    expected = [s for paragraph in paragraphs(text) for s in _mended(paragraph, iter(punkt.tokenize(paragraph)))]
+    assert split_sentences(text) == expected
 
 
 _SENTENCES = st.lists(_PIECES, max_size=5).map(lambda pieces: " ".join(["The", *pieces, "end."]))
@@ -179,8 +181,9 @@ _SENTENCES = st.lists(_PIECES, max_size=5).map(lambda pieces: " ".join(["The", *
 def test_a_line_read_in_windows_splits_as_the_whole_line(line: str) -> None:
     """Windows end between words, so every break Punkt decides inside one is decided as it would be
     on the whole line (windows of 120 characters here hold several sentence ends)."""
+    whole = _mended(line.strip(), iter(punkt_tokenizer("english").tokenize(line.strip())))
     with patch("summarizer.text.sentences.MAX_PIECE_CHARS", 120):
-        assert split_sentences(line) == punkt_tokenizer("english").tokenize(line.strip())
+        assert split_sentences(line) == whole
 
 
 def test_a_long_line_reaches_punkt_in_short_pieces(monkeypatch):
@@ -197,8 +200,55 @@ def test_a_long_line_reaches_punkt_in_short_pieces(monkeypatch):
     assert len(seen) > 10 and max(seen) <= MAX_PIECE_CHARS
 
 
+def test_a_long_word_cut_into_windows_stays_cut():
+    """A window cut inside a word (a data URI, base64) is not a Punkt break to mend."""
+    assert [len(piece) for piece in split_sentences("Intro. " + "a" * 25_000 + " end.")] == [6, 10_000, 10_000, 5_005]
+
+
 def test_a_long_line_without_sentence_ends_is_cut_at_spaces():
     words = "Intro. " + " ".join(["word"] * 5000)
     pieces = split_sentences(words)
     assert pieces[0] == "Intro." and " ".join(pieces) == words
     assert len(pieces) > 2 and all(len(piece) <= MAX_PIECE_CHARS for piece in pieces)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Punkt breaks inside a word when '!' or '?' comes before a bracket
+        (
+            "Adding #![deny(missing_docs)] is a great way to keep docs, and #![warn(missing_docs)] a gentler one.",
+            ["Adding #![deny(missing_docs)] is a great way to keep docs, and #![warn(missing_docs)] a gentler one."],
+        ),
+        (
+            "He asked why?(he did) and left. Use #![allow] here.",
+            ["He asked why?(he did) and left.", "Use #![allow] here."],
+        ),
+        # citation marks stay with the sentence they follow, as on a copied encyclopedia page
+        (
+            "The firm was founded in 2001.[3] It grew fast.[4][5] Its founder left in 2010.[6]",
+            ["The firm was founded in 2001.[3]", "It grew fast.[4][5]", "Its founder left in 2010.[6]"],
+        ),
+        # repeated marks are one sentence end, not a sentence of their own
+        (
+            "Another One Bites the Dust!!\n\nIs it the best song in years??",
+            ["Another One Bites the Dust!!", "Is it the best song in years??"],
+        ),
+        # a quote or bracket closed after the mark goes on with the sentence
+        (
+            'Sam Dekker (two Ks, folks!), the forward, scored. They read "Why waste?", a column, twice.',
+            ["Sam Dekker (two Ks, folks!), the forward, scored.", 'They read "Why waste?", a column, twice.'],
+        ),
+        # '!' or '?' before a lower-case word ends no sentence in cased text; lower-cased text keeps Punkt's breaks
+        (
+            "Yahoo! is a company. We have the panic! macro that stops. Why not? he asked.",
+            ["Yahoo! is a company.", "We have the panic! macro that stops.", "Why not? he asked."],
+        ),
+        ("what a day! we went home .", ["what a day!", "we went home ."]),
+        # a sentence that starts right after a mark, without the space, still starts there
+        ('Hicks told WTKR."That flag matters." He left.', ["Hicks told WTKR.", '"That flag matters."', "He left."]),
+    ],
+)
+def test_breaks_without_a_space_after_them_are_mended(text, expected):
+    assert split_sentences(text) == expected
+    assert "".join("".join(split_sentences(text)).split()) == "".join(text.split())  # nothing lost or added

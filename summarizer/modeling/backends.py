@@ -9,6 +9,7 @@ torch, which also runs GPUs and bf16.
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 from summarizer.errors import InputError
@@ -38,6 +39,16 @@ def add_graph_hint(directory: Path) -> str:
     return f"add it with `python -m summarizer.modeling.onnx_export {directory}` (needs {TORCH_EXTRA})"
 
 
+def encoder_width(directory: Path) -> int | None:
+    """The hidden size of the encoder `directory/config.json` names (read as data), or None
+    where it cannot be read: loading the model then says what is wrong."""
+    try:
+        width = json.loads((directory / "config.json").read_text(encoding="utf-8"))["encoder"]["hidden_size"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return width if isinstance(width, int) else None
+
+
 def resolve_backend(directory: Path, device: str, precision: str = "auto", backend: str = "auto") -> tuple[str, str]:
     """("onnx" or "torch", the precision it computes in) for the model in `directory`, or an
     `InputError` saying what to install or add. "auto" precision is `resolve_precision`'s for
@@ -52,7 +63,7 @@ def resolve_backend(directory: Path, device: str, precision: str = "auto", backe
     if backend == "torch" or (backend == "auto" and has_torch and not (runs_onnx and graphs.get(wanted))):
         if not has_torch:
             raise InputError(f"the torch backend needs torch and transformers: {TORCH_EXTRA}")
-        return "torch", resolve_precision(precision, device, "torch")
+        return "torch", resolve_precision(precision, device, "torch", encoder_width(directory))
     if device != "cpu":
         raise InputError(f"the onnx backend runs on the CPU only; --device {device} needs torch ({TORCH_EXTRA})")
     if wanted not in GRAPH_FILES:

@@ -9,11 +9,13 @@ or AMX; CPUs without them compute it far more slowly than fp32.
 "auto" (the default) picks, on a CPU, the fastest option measured to keep ROUGE-1 within 0.3
 of fp32 on BBC News, ACLSum and CNN/DailyMail (docs/benchmarks.md, Precision): int8 on ONNX
 Runtime where the CPU has VNNI instructions (int8 products without an int16 step that can
-saturate), and int8 on torch on any x86 CPU with AVX2 (PyTorch's kernels guard against that
-saturation themselves); fp32 elsewhere, GPUs included. On a CPU without VNNI, ONNX Runtime's
-int8 keeps its weights to 7 bits (its documented remedy), which cost 0.34 ROUGE-1 on BBC News:
-`--precision int8` still asks for it there. The CPU's features are read from /proc/cpuinfo, so
-that neither path needs torch to choose.
+saturate); on torch, int8 on any x86 CPU with AVX2 (PyTorch's kernels guard against that
+saturation themselves), but bf16 for an encoder at least `BF16_MIN_WIDTH` wide where the CPU
+computes bf16 natively (torch's bf16 outruns its int8 there for the 768-wide `news-accurate`,
+not for the 384-wide `news`: scripts/bench_precision.py); fp32 elsewhere, GPUs included. On a
+CPU without VNNI, ONNX Runtime's int8 keeps its weights to 7 bits (its documented remedy),
+which cost 0.34 ROUGE-1 on BBC News: `--precision int8` still asks for it there. The CPU's
+features are read from /proc/cpuinfo, so that the ONNX Runtime path needs no torch to choose.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ Model = TypeVar("Model", bound="nn.Module")
 PRECISIONS = ("auto", "fp32", "bf16", "int8")
 # Instructions that multiply int8 by int8 into int32 without an int16 step that can saturate.
 _VNNI = ("avx512_vnni", "avx_vnni", "amx_int8")
+BF16_MIN_WIDTH = 768  # hidden size from which torch's "auto" takes bf16 over int8 on a native-bf16 CPU
 
 
 def check_precision(precision: str) -> None:
@@ -66,9 +69,9 @@ def has_vnni() -> bool:
     return any(flag in flags for flag in _VNNI)
 
 
-def resolve_precision(precision: str, device: str = "cpu", backend: str = "onnx") -> str:
+def resolve_precision(precision: str, device: str = "cpu", backend: str = "onnx", width: int | None = None) -> str:
     """`precision` itself, or for "auto" what it picks for `backend` ("onnx" or "torch") on
-    `device` and this CPU."""
+    `device` and this CPU, for an encoder of hidden size `width` (None: unknown)."""
     check_precision(precision)
     if precision != "auto":
         return precision
@@ -76,6 +79,8 @@ def resolve_precision(precision: str, device: str = "cpu", backend: str = "onnx"
         return "fp32"
     if backend == "onnx":
         return "int8" if has_vnni() else "fp32"
+    if width is not None and width >= BF16_MIN_WIDTH and native_bf16_cpu():
+        return "bf16"
     return "int8" if "avx2" in cpu_flags() else "fp32"
 
 

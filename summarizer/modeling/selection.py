@@ -10,6 +10,7 @@ from summarizer.errors import check, check_at_least, check_choice
 from summarizer.text.words import rouge_words
 
 ORDERS = ("document", "score")
+LEAD_IN_ENDINGS = (":", "\uff1a")  # a colon, ASCII or full-width
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,11 @@ class SelectionConfig:
         return self.k
 
 
+def leads_in(sentence: str) -> bool:
+    """Whether `sentence` ends with a colon: it introduces what follows rather than standing alone."""
+    return sentence.rstrip().endswith(LEAD_IN_ENDINGS)
+
+
 def _trigrams(sentence: str) -> set[tuple[str, str, str]]:
     words = rouge_words(sentence)
     return set(zip(words, words[1:], words[2:]))
@@ -55,11 +61,13 @@ def select_sentences(
     `indices[j]` is a scored sentence and `scores[j]` its score. Candidates are taken by
     descending score (ties: earlier sentence first); with trigram blocking a candidate that
     shares a word trigram with a chosen sentence is skipped. With `max_words`, sentences that
-    would pass the word budget are skipped.
+    would pass the word budget are skipped. A sentence ending with a colon introduces what
+    follows it (a list, a quotation, a figure) and does not stand alone in a summary, so it is
+    taken only once no other candidate is left.
     """
     if len(indices) != len(scores):
         raise ValueError(f"{len(indices)} sentence indices but {len(scores)} scores")
-    ranked = sorted(range(len(indices)), key=lambda j: (-scores[j], indices[j]))
+    ranked = sorted(range(len(indices)), key=lambda j: (leads_in(sentences[indices[j]]), -scores[j], indices[j]))
     budget = len(indices) if config.max_words is not None else config.sentence_budget(len(sentences))
     chosen: list[int] = []
     seen_trigrams: set[tuple[str, str, str]] = set()

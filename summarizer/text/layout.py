@@ -10,11 +10,14 @@ text, and the line breaks of a document that is not hard-wrapped (one paragraph 
 line, as in the benchmark corpora) end the paragraph, as they always did. A word hyphenated at
 a soft wrap is rejoined; a table of contents' lines (leader dots, a page number) are left out.
 In a hard-wrapped document a line that stands alone and ends no sentence (a title, a heading,
-a table row) is layout, not running text, and is left out too.
+a table row) is layout, not running text, and is left out too. So are reStructuredText's (and
+docstrings') code and markup: literal blocks, explicit markup, doctest blocks, underlined
+headings and rules; a list item's bullet is not part of its text, as in Markdown.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
 # \r alone (old Mac files) and the Unicode line and paragraph separators break lines too.
@@ -42,6 +45,16 @@ _LIST_ITEM = re.compile(
 )
 _HYPHENATED = re.compile(r"(?<=[^\W\d_])-$")  # a letter, then a hyphen, at the end of a line
 _LEADERS = re.compile(r"(?:\.\s?){4,}\s*(?:\d+|[ivxlcdm]+)\s*$")  # a table of contents' line: leader dots, a page
+# reStructuredText (and docstring) markup: the indented block after a line ending in "::" is
+# literal, explicit markup (".. code-block:: python", ".. image:: x.png", a comment) is not text
+# save for an admonition's body, a doctest block starts with ">>>", and a line of one repeated
+# punctuation mark underlines the heading above it (at most as long as the line) or is a rule.
+_LITERAL_INTRO = re.compile(r"(?:^|(\s?))::\s*$")
+_EXPLICIT_MARKUP = re.compile(r"\s*\.\.(?:\s+([\w-]+)::|\s|$)")
+_ADMONITIONS = frozenset("admonition attention caution danger error hint important note tip warning seealso".split())
+_DOCTEST = re.compile(r"\s*>>>(?:\s|$)")
+_BULLET = re.compile(r"[-*+•‣◦▪]\s+(?=\S)")  # a list item's bullet, left out of its text
+_UNDERLINE = re.compile(r"\s*([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 _COMPOUND = re.compile(r"[^\W\d_]+-[^\W\d_]+")
 _LAST_WORD = re.compile(r"\S+$")
 _FIRST_WORD = re.compile(r"\S+")
@@ -50,7 +63,7 @@ _FIRST_WORD = re.compile(r"\S+")
 def paragraphs(text: str) -> list[str]:
     """The paragraphs of plain `text`, each as one line without surrounding white space."""
     text = text.replace("\u2029", "\n\n")  # the paragraph separator
-    lines = [line.rstrip() for line in LINE_BREAK.split(text) if not _LEADERS.search(line)]
+    lines = _without_markup([line.rstrip() for line in LINE_BREAK.split(text) if not _LEADERS.search(line)])
     width = wrap_width(lines)
     compounds: set[str] | None = None  # the document's hyphenated words, found when first needed
     result: list[str] = []
@@ -60,7 +73,7 @@ def paragraphs(text: str) -> list[str]:
         # In a hard-wrapped document a lone line that ends no sentence is a title, a heading,
         # a label or a table row: layout, not running text.
         if current and (width is None or joined or SENTENCE_END.search(current)):
-            result.append(current)
+            result.append(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
 
     for i, line in enumerate(lines):
         stripped = line.strip()
@@ -79,6 +92,63 @@ def paragraphs(text: str) -> list[str]:
             current, joined = stripped, False
     close()
     return result
+
+
+def _without_markup(lines: list[str]) -> list[str]:
+    """`lines` without reStructuredText's literal blocks (their "::" reads ":", as rendered),
+    explicit markup, doctest blocks, headings with their underlines, and rules; each leaves a
+    blank line, so paragraphs stay apart."""
+    result: list[str] = []
+    skip_past: int | None = None  # skip blank lines and lines indented past this column
+    doctest = False  # skip up to the next blank line
+    for i, line in enumerate(lines):
+        indent = _columns(line[: len(line) - len(line.lstrip())])
+        if doctest and line.strip():
+            continue
+        doctest = False
+        if skip_past is not None:
+            if not line.strip() or indent > skip_past:
+                continue
+            skip_past = None
+        if _UNDERLINE.match(line):
+            if _is_heading(result, line):
+                result[-1] = ""
+            result.append("")
+            continue
+        markup = _EXPLICIT_MARKUP.match(line)
+        if markup:
+            admonition = (markup.group(1) or "").lower() in _ADMONITIONS
+            skip_past = None if admonition else indent
+            result.append(line[markup.end() :] if admonition else "")  # ".. note:: Text" keeps its text
+            continue
+        if _DOCTEST.match(line) and _is_doctest(lines[i:]):
+            doctest = True
+            result.append("")
+            continue
+        intro = _LITERAL_INTRO.search(line)
+        if intro:
+            skip_past = indent
+            before = line[: intro.start()].rstrip()
+            line = before if intro.group(1) or not before else before + ":"  # "text ::" reads "text"
+        result.append(line)
+    return result
+
+
+def _is_heading(above: list[str], underline: str) -> bool:
+    """Whether the last line of `above` is a heading that `underline` marks: a line of its own
+    (a blank line, an overline or nothing before it), no longer than the underline, not a
+    sentence that ends with a full stop."""
+    if not above or not above[-1].strip() or (len(above) > 1 and above[-2].strip()):
+        return False
+    heading = above[-1].strip()
+    return len(heading) <= len(underline.strip()) and not heading.endswith(".")
+
+
+def _is_doctest(lines: list[str]) -> bool:
+    """Whether the block that starts with `lines[0]` (">>> ...") is a doctest, not quoted e-mail:
+    none of its lines starts with ">" but for ">>>"."""
+    block = itertools.takewhile(str.strip, lines)
+    return not any(line.lstrip().startswith(">") and not _DOCTEST.match(line) for line in block)
 
 
 def wrap_width(lines: list[str]) -> int | None:

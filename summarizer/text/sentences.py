@@ -8,6 +8,7 @@ import functools
 import gzip
 import importlib
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -21,6 +22,14 @@ from summarizer.text.layout import LINE_BREAK, paragraphs
 # Punkt only considers a break where this matches ('.', '?' or '!' before a space or punctuation);
 # a line without a match is one sentence, and Punkt need not look at it.
 _BREAK_CANDIDATE = PunktLanguageVars().period_context_re()
+# Punkt also takes '.', '?' or '!' before a bracket, a quote or more punctuation as a possible
+# break, even inside a word ("#![derive]", "why?(he did)") or before a citation ("in 2001.[3] It");
+# such a break, with no space after it, is mended (`_mended`).
+_CITATIONS = re.compile(r"(?:\[[^\[\]\s]{1,12}\])+(?=\s|$)")  # "[3]", "[4][5]", "[a]" right after a sentence
+_CLOSES = re.compile(r"[\"'”’»)\]]+[,;:.)]")  # a closing quote or bracket, then more punctuation: '?", he'
+_WORD = re.compile(r"\w")
+_EXCLAIMS = re.compile(r"[!?][\"'”’»)\]]*$")
+_ENDS = re.compile(r"[.!?][\"'”’»)\]]*$")  # how every sentence Punkt gives ends
 # Punkt reads a longer line a window at a time (the window's last sentence, perhaps cut short,
 # is read again at the start of the next), so each call stays well within NLTK's time limit on
 # one regular-expression scan and time grows linearly with the line.
@@ -133,9 +142,55 @@ def paragraph_sentences(paragraphs: Sequence[str], language: str = "english") ->
     """The sentences of each paragraph (a paragraph is one line of running text)."""
     tokenizer = punkt_tokenizer(language)
     return [
-        list(_line_sentences(tokenizer, paragraph)) if _BREAK_CANDIDATE.search(paragraph) else [paragraph]
+        _mended(paragraph, _line_sentences(tokenizer, paragraph)) if _BREAK_CANDIDATE.search(paragraph) else [paragraph]
         for paragraph in paragraphs
     ]
+
+
+def _mended(line: str, sentences: Iterator[str]) -> list[str]:
+    """`sentences` of `line`, with each break that no white space follows mended: a piece that
+    goes on with the sentence (starts with a lower-case word, is punctuation only, or closes a
+    quote or bracket before more punctuation) joins the sentence before it, and citation marks
+    ("[3]") move to the sentence they follow. In text that is not all lower case, a '!' or '?'
+    before a lower-case word ("Yahoo! is", "the panic! macro") ends no sentence either."""
+    result: list[str] = []
+    first = end = 0  # where the last sentence of `result` starts and ends in `line`
+    cased = line != line.lower()
+    for sentence in sentences:
+        start = line.find(sentence, end)
+        assert start >= 0, "Punkt's sentences and the windows' cuts are pieces of the line"
+        if not result:
+            result.append(sentence)
+            first = start
+        elif start != end:  # white space before it: Punkt's break stands, unless it went on
+            if cased and _EXCLAIMS.search(result[-1]) and sentence[:1].islower():
+                result[-1] = line[first : start + len(sentence)]
+            else:
+                result.append(sentence)
+                first = start
+        elif not _ENDS.search(result[-1]):  # a window cut inside a word (`_line_sentences`): it stays cut
+            result.append(sentence)
+            first = start
+        else:
+            citations = _CITATIONS.match(sentence)
+            rest = sentence[citations.end() :].lstrip() if citations else sentence
+            if _continues(rest):
+                result[-1] += sentence
+            elif citations:
+                result[-1] += citations.group()
+                result.append(rest)
+                first = start + len(sentence) - len(rest)
+            else:
+                result.append(sentence)
+                first = start
+        end = start + len(sentence)
+    return result
+
+
+def _continues(piece: str) -> bool:
+    """Whether `piece`, right after a sentence end with no space between, goes on with that sentence."""
+    word = _WORD.search(piece)
+    return word is None or piece[word.start()].islower() or bool(_CLOSES.match(piece))
 
 
 def _line_sentences(tokenizer: PunktSentenceTokenizer, line: str) -> Iterator[str]:
