@@ -185,7 +185,7 @@ def test_restructured_text_markup_and_code_are_not_text():
         "Masked arrays hide the values a computation must skip. The division of x by y is then computed as:",
         "Note that a division by zero takes place here, which the mask then hides from the user.",
         "The mask is kept when the array is sliced.",  # an admonition's body is text
-        # "at all ::" reads "at all" (" ::" reads as nothing), which ends no sentence: left out as a lone line
+        "A third way avoids filling the arrays at all",  # " ::" reads as nothing
         "Filling is not needed for *cumsum*.",
     ]
 
@@ -205,6 +205,25 @@ def test_restructured_text_markup_and_code_are_not_text():
             ["Hi Bob,", ">>> I think we should go.", ">> Agreed.", "> Sure.", "See you."],
         ),
         ("Example::\n\n  x = 1\t# comment\n  y = 2\n\nAfter.", ["Example:", "After."]),  # a tab after the code
+        (  # quoting deepens downward in e-mail: the block is quoted text too
+            "Bob wrote:\n> Alice wrote:\n>> Carol wrote:\n>>> We meet on Monday.\n>>> It works for me.\n\nSure.",
+            [
+                "Bob wrote:",
+                "> Alice wrote:",
+                ">> Carol wrote:",
+                ">>> We meet on Monday.",
+                ">>> It works for me.",
+                "Sure.",
+            ],
+        ),
+        (  # an admonition's text goes on in its indented body
+            ".. note:: Install it with pip before you run any\n   of the Python scripts that import it.\n\nEnd.",
+            ["Install it with pip before you run any of the Python scripts that import it.", "End."],
+        ),
+        (
+            "Run the build with::\n\n    make all\n\nResults\n=======\n\nThe results are good.",
+            ["Run the build with:", "The results are good."],
+        ),
         (
             ".. note:: The mask is kept.\n\n.. Note::\n\n   Also this.\n\nEnd.",
             ["The mask is kept.", "Also this.", "End."],

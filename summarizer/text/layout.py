@@ -100,6 +100,7 @@ def _without_markup(lines: list[str]) -> list[str]:
     blank line, so paragraphs stay apart."""
     result: list[str] = []
     skip_past: int | None = None  # skip blank lines and lines indented past this column
+    body_past: int | None = None  # an admonition's body: lines indented past this column, unindented
     doctest = False  # skip up to the next blank line
     for i, line in enumerate(lines):
         indent = _columns(line[: len(line) - len(line.lstrip())])
@@ -110,6 +111,13 @@ def _without_markup(lines: list[str]) -> list[str]:
             if not line.strip() or indent > skip_past:
                 continue
             skip_past = None
+            result.append("")  # the skipped block parts what is around it
+        if body_past is not None:
+            if not line.strip() or indent > body_past:
+                result.append(line.strip())
+                continue
+            body_past = None
+            result.append("")
         if _UNDERLINE.match(line):
             if _is_heading(result, line):
                 result[-1] = ""
@@ -117,11 +125,14 @@ def _without_markup(lines: list[str]) -> list[str]:
             continue
         markup = _EXPLICIT_MARKUP.match(line)
         if markup:
-            admonition = (markup.group(1) or "").lower() in _ADMONITIONS
-            skip_past = None if admonition else indent
-            result.append(line[markup.end() :] if admonition else "")  # ".. note:: Text" keeps its text
+            if (markup.group(1) or "").lower() in _ADMONITIONS:
+                body_past = indent
+                result.append(line[markup.end() :].strip())  # ".. note:: Text" keeps its text
+            else:
+                skip_past = indent
+                result.append("")
             continue
-        if _DOCTEST.match(line) and _is_doctest(lines[i:]):
+        if _DOCTEST.match(line) and _is_doctest(lines, i):
             doctest = True
             result.append("")
             continue
@@ -144,10 +155,14 @@ def _is_heading(above: list[str], underline: str) -> bool:
     return len(heading) <= len(underline.strip()) and not heading.endswith(".")
 
 
-def _is_doctest(lines: list[str]) -> bool:
-    """Whether the block that starts with `lines[0]` (">>> ...") is a doctest, not quoted e-mail:
-    none of its lines starts with ">" but for ">>>"."""
-    block = itertools.takewhile(str.strip, lines)
+def _is_doctest(lines: list[str], at: int) -> bool:
+    """Whether the block of lines around `lines[at]` (">>> ...") is a doctest, not quoted e-mail:
+    none of its lines, from the blank line before to the blank line after, starts with ">" but
+    for ">>>"."""
+    first = at
+    while first > 0 and lines[first - 1].strip():
+        first -= 1
+    block = itertools.takewhile(str.strip, lines[first:])
     return not any(line.lstrip().startswith(">") and not _DOCTEST.match(line) for line in block)
 
 

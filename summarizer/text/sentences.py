@@ -10,7 +10,7 @@ import importlib
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,6 @@ _CITATIONS = re.compile(r"(?:\[[^\[\]\s]{1,12}\])+(?=\s|$)")  # "[3]", "[4][5]",
 _CLOSES = re.compile(r"[\"'”’»)\]]+[,;:.)]")  # a closing quote or bracket, then more punctuation: '?", he'
 _WORD = re.compile(r"\w")
 _EXCLAIMS = re.compile(r"[!?][\"'”’»)\]]*$")
-_ENDS = re.compile(r"[.!?][\"'”’»)\]]*$")  # how every sentence Punkt gives ends
 # Punkt reads a longer line a window at a time (the window's last sentence, perhaps cut short,
 # is read again at the start of the next), so each call stays well within NLTK's time limit on
 # one regular-expression scan and time grows linearly with the line.
@@ -147,7 +146,7 @@ def paragraph_sentences(paragraphs: Sequence[str], language: str = "english") ->
     ]
 
 
-def _mended(line: str, sentences: Iterator[str]) -> list[str]:
+def _mended(line: str, sentences: Iterable[tuple[str, bool]]) -> list[str]:
     """`sentences` of `line`, with each break that no white space follows mended: a piece that
     goes on with the sentence (starts with a lower-case word, is punctuation only, or closes a
     quote or bracket before more punctuation) joins the sentence before it, and citation marks
@@ -156,10 +155,10 @@ def _mended(line: str, sentences: Iterator[str]) -> list[str]:
     result: list[str] = []
     first = end = 0  # where the last sentence of `result` starts and ends in `line`
     cased = line != line.lower()
-    for sentence in sentences:
+    for sentence, after_cut in sentences:
         start = line.find(sentence, end)
         assert start >= 0, "Punkt's sentences and the windows' cuts are pieces of the line"
-        if not result:
+        if not result or after_cut:  # the first, or where a window was cut: nothing to mend
             result.append(sentence)
             first = start
         elif start != end:  # white space before it: Punkt's break stands, unless it went on
@@ -168,9 +167,6 @@ def _mended(line: str, sentences: Iterator[str]) -> list[str]:
             else:
                 result.append(sentence)
                 first = start
-        elif not _ENDS.search(result[-1]):  # a window cut inside a word (`_line_sentences`): it stays cut
-            result.append(sentence)
-            first = start
         else:
             citations = _CITATIONS.match(sentence)
             rest = sentence[citations.end() :].lstrip() if citations else sentence
@@ -193,9 +189,10 @@ def _continues(piece: str) -> bool:
     return word is None or piece[word.start()].islower() or bool(_CLOSES.match(piece))
 
 
-def _line_sentences(tokenizer: PunktSentenceTokenizer, line: str) -> Iterator[str]:
-    """Punkt's sentences of `line`, read `MAX_PIECE_CHARS` at a time."""
-    start = 0
+def _line_sentences(tokenizer: PunktSentenceTokenizer, line: str) -> Iterator[tuple[str, bool]]:
+    """Punkt's sentences of `line`, read `MAX_PIECE_CHARS` at a time, each with whether it starts
+    where a window was cut (no sentence ended there)."""
+    start, cut = 0, False
     while len(line) - start > MAX_PIECE_CHARS:
         window = line[start : start + MAX_PIECE_CHARS]
         last_space = window.rfind(" ")
@@ -203,11 +200,16 @@ def _line_sentences(tokenizer: PunktSentenceTokenizer, line: str) -> Iterator[st
             window = window[:last_space]
         spans = list(tokenizer.span_tokenize(window))
         if len(spans) > 1:
-            yield from (window[begin:end] for begin, end in spans[:-1])
+            for begin, end in spans[:-1]:
+                yield window[begin:end], cut
+                cut = False
             start += spans[-1][0]
         else:  # no sentence ends in the window: cut the line there
-            yield window.strip()
+            yield window.strip(), cut
+            cut = True
             start += len(window)
             while start < len(line) and line[start].isspace():
                 start += 1
-    yield from tokenizer.tokenize(line[start:])
+    for sentence in tokenizer.tokenize(line[start:]):
+        yield sentence, cut
+        cut = False
