@@ -339,16 +339,16 @@ def _save_weights_with(directory: Path, half: bool) -> None:
     save_file(weights, str(directory / "model.safetensors"))
 
 
-def test_the_export_command_adds_the_graph(tiny_model_dir: Path, tmp_path: Path) -> None:
+def test_the_export_command_adds_the_graph(
+    tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`python -m summarizer.modeling.onnx_export DIR` (its `main`, in this process: torch is imported already)."""
+    from summarizer.modeling.onnx_export import main
+
     directory = tmp_path / "model"
     shutil.copytree(tiny_model_dir, directory)
-    done = subprocess.run(
-        [sys.executable, "-m", "summarizer.modeling.onnx_export", str(directory)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (0, f"wrote {directory / GRAPH_FILE}\n", "")
+    assert main([str(directory)]) == 0
+    assert capsys.readouterr() == (f"wrote {directory / GRAPH_FILE}\n", "")
     assert isinstance(Summarizer.from_pretrained(directory).model, OnnxModel)
 
 
