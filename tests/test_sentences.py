@@ -164,14 +164,17 @@ _PIECES = st.sampled_from(
 )
 
 
+def _punkt_mended(line: str, punkt) -> list[str]:
+    """Punkt's sentences of the whole `line` at once, mended."""
+    return [line[begin:end] for begin, end in _mended(line, ((b, e, False) for b, e in punkt.span_tokenize(line)))]
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(_PIECES, max_size=10).map(" ".join), max_size=5))
 def test_equals_punkt_applied_paragraph_by_paragraph(lines: list[str]) -> None:
     punkt = punkt_tokenizer("english")
     text = "\n".join(lines)
-    expected = [
-        s for paragraph in paragraphs(text) for s in _mended(paragraph, ((s, False) for s in punkt.tokenize(paragraph)))
-    ]
+    expected = [s for paragraph in paragraphs(text) for s in _punkt_mended(paragraph, punkt)]
     assert split_sentences(text) == expected
 
 
@@ -183,7 +186,7 @@ _SENTENCES = st.lists(_PIECES, max_size=5).map(lambda pieces: " ".join(["The", *
 def test_a_line_read_in_windows_splits_as_the_whole_line(line: str) -> None:
     """Windows end between words, so every break Punkt decides inside one is decided as it would be
     on the whole line (windows of 120 characters here hold several sentence ends)."""
-    whole = _mended(line.strip(), ((s, False) for s in punkt_tokenizer("english").tokenize(line.strip())))
+    whole = _punkt_mended(line.strip(), punkt_tokenizer("english"))
     with patch("summarizer.text.sentences.MAX_PIECE_CHARS", 120):
         assert split_sentences(line) == whole
 

@@ -9,11 +9,11 @@ torch, which also runs GPUs and bf16.
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 
 from summarizer.errors import InputError
 from summarizer.modeling.precision import check_precision, resolve_precision
+from summarizer.resources import read_json
 
 BACKENDS = ("auto", "onnx", "torch")
 GRAPH_FILE = "model.onnx"  # the scoring network as one ONNX graph, beside config.json
@@ -43,8 +43,8 @@ def encoder_width(directory: Path) -> int | None:
     """The hidden size of the encoder `directory/config.json` names (read as data), or None
     where it cannot be read: loading the model then says what is wrong."""
     try:
-        width = json.loads((directory / "config.json").read_text(encoding="utf-8"))["encoder"]["hidden_size"]
-    except (OSError, ValueError, KeyError, TypeError):
+        width = read_json(directory / "config.json")["encoder"]["hidden_size"]
+    except (InputError, KeyError, TypeError):
         return None
     return width if isinstance(width, int) else None
 

@@ -141,45 +141,39 @@ def paragraph_sentences(paragraphs: Sequence[str], language: str = "english") ->
     """The sentences of each paragraph (a paragraph is one line of running text)."""
     tokenizer = punkt_tokenizer(language)
     return [
-        _mended(paragraph, _line_sentences(tokenizer, paragraph)) if _BREAK_CANDIDATE.search(paragraph) else [paragraph]
+        [paragraph[begin:end] for begin, end in _mended(paragraph, _line_spans(tokenizer, paragraph))]
+        if _BREAK_CANDIDATE.search(paragraph)
+        else [paragraph]
         for paragraph in paragraphs
     ]
 
 
-def _mended(line: str, sentences: Iterable[tuple[str, bool]]) -> list[str]:
-    """`sentences` of `line`, with each break that no white space follows mended: a piece that
-    goes on with the sentence (starts with a lower-case word, is punctuation only, or closes a
-    quote or bracket before more punctuation) joins the sentence before it, and citation marks
+def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int, int]]:
+    """The sentence `spans` of `line`, with each break that no white space follows mended: a piece
+    that goes on with the sentence (starts with a lower-case word, is punctuation only, or closes
+    a quote or bracket before more punctuation) joins the sentence before it, and citation marks
     ("[3]") move to the sentence they follow. In text that is not all lower case, a '!' or '?'
     before a lower-case word ("Yahoo! is", "the panic! macro") ends no sentence either."""
-    result: list[str] = []
-    first = end = 0  # where the last sentence of `result` starts and ends in `line`
+    result: list[tuple[int, int]] = []
     cased = line != line.lower()
-    for sentence, after_cut in sentences:
-        start = line.find(sentence, end)
-        assert start >= 0, "Punkt's sentences and the windows' cuts are pieces of the line"
+    for start, end, after_cut in spans:
+        sentence = line[start:end]
         if not result or after_cut:  # the first, or where a window was cut: nothing to mend
-            result.append(sentence)
-            first = start
-        elif start != end:  # white space before it: Punkt's break stands, unless it went on
-            if cased and _EXCLAIMS.search(result[-1]) and sentence[:1].islower():
-                result[-1] = line[first : start + len(sentence)]
-            else:
-                result.append(sentence)
-                first = start
+            result.append((start, end))
+            continue
+        first, last = result[-1]
+        if start != last:  # white space before it: Punkt's break stands, unless it went on
+            goes_on = cased and _EXCLAIMS.search(line[first:last]) is not None and sentence[:1].islower()
+            result[-1:] = [(first, end)] if goes_on else [(first, last), (start, end)]
+            continue
+        citations = _CITATIONS.match(sentence)
+        rest = sentence[citations.end() :].lstrip() if citations else sentence
+        if _continues(rest):
+            result[-1] = (first, end)
+        elif citations:
+            result[-1:] = [(first, start + citations.end()), (end - len(rest), end)]
         else:
-            citations = _CITATIONS.match(sentence)
-            rest = sentence[citations.end() :].lstrip() if citations else sentence
-            if _continues(rest):
-                result[-1] += sentence
-            elif citations:
-                result[-1] += citations.group()
-                result.append(rest)
-                first = start + len(sentence) - len(rest)
-            else:
-                result.append(sentence)
-                first = start
-        end = start + len(sentence)
+            result.append((start, end))
     return result
 
 
@@ -189,9 +183,9 @@ def _continues(piece: str) -> bool:
     return word is None or piece[word.start()].islower() or bool(_CLOSES.match(piece))
 
 
-def _line_sentences(tokenizer: PunktSentenceTokenizer, line: str) -> Iterator[tuple[str, bool]]:
-    """Punkt's sentences of `line`, read `MAX_PIECE_CHARS` at a time, each with whether it starts
-    where a window was cut (no sentence ended there)."""
+def _line_spans(tokenizer: PunktSentenceTokenizer, line: str) -> Iterator[tuple[int, int, bool]]:
+    """Where Punkt's sentences of `line` begin and end, read `MAX_PIECE_CHARS` at a time, each with
+    whether it starts where a window was cut (no sentence ended there)."""
     start, cut = 0, False
     while len(line) - start > MAX_PIECE_CHARS:
         window = line[start : start + MAX_PIECE_CHARS]
@@ -201,15 +195,16 @@ def _line_sentences(tokenizer: PunktSentenceTokenizer, line: str) -> Iterator[tu
         spans = list(tokenizer.span_tokenize(window))
         if len(spans) > 1:
             for begin, end in spans[:-1]:
-                yield window[begin:end], cut
+                yield start + begin, start + end, cut
                 cut = False
             start += spans[-1][0]
         else:  # no sentence ends in the window: cut the line there
-            yield window.strip(), cut
+            lead = len(window) - len(window.lstrip())
+            yield start + lead, start + len(window.rstrip()), cut
             cut = True
             start += len(window)
             while start < len(line) and line[start].isspace():
                 start += 1
-    for sentence in tokenizer.tokenize(line[start:]):
-        yield sentence, cut
+    for begin, end in tokenizer.span_tokenize(line[start:]):
+        yield start + begin, start + end, cut
         cut = False
