@@ -9,7 +9,7 @@ main: $(VENV)/.installed
 	$(PY) -m summarizer.train --config configs/default.yaml
 
 test: $(VENV)/.installed
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from summarizer.text import layout
 from summarizer.text.layout import paragraphs
 from summarizer.text.sentences import paragraph_sentences, reference_sentences, split_sentences
 
@@ -232,6 +233,15 @@ def test_restructured_text_markup_and_code_are_not_text():
 )
 def test_markup_rules_leave_ordinary_text_alone(text, expected):
     assert paragraphs(text) == expected
+
+
+def test_a_quoted_block_is_looked_at_once_however_many_of_its_lines_start_with_three_marks(monkeypatch):
+    calls = []
+    original = layout._is_doctest
+    monkeypatch.setattr(layout, "_is_doctest", lambda lines, at: calls.append(at) or original(lines, at))
+    text = "> She wrote:\n" + ">>> Fine.\n" * 500 + "\n>>> x = 1\n\nDone."
+    assert paragraphs(text) == ["> She wrote:", *[">>> Fine."] * 500, "Done."]
+    assert calls == [1, 502]  # the quoted block once, the doctest once
 
 
 def test_a_rule_under_a_sentence_leaves_the_sentence():

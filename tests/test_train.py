@@ -412,16 +412,21 @@ def test_only_the_top_layers_and_the_head_change(tiny_encoder_dir: Path, synthet
     assert any(k.startswith("encoder.layer.1.") for k in changed)
 
 
+@pytest.mark.parametrize("averaging", [(), ("optim.ema_decay=0.5",)], ids=["last-weights", "ema"])
 def test_the_first_documents_of_one_pass_are_a_run_of_their_own(
-    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path
+    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path, averaging: tuple[str, ...]
 ) -> None:
-    whole = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path / "all", *ONE_PASS, "output.snapshots=[8]"))
-    part = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path / "part", *ONE_PASS, "data.limit_train=8"))
+    overrides = (*ONE_PASS, *averaging)
+    whole = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path / "all", *overrides, "output.snapshots=[8]"))
+    part = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path / "part", *overrides, "data.limit_train=8"))
     snapshot = load_file(str(whole.run_dir / "model-8" / "model.safetensors"))
     alone = load_file(str(part.export_dir / "model.safetensors"))
     final = load_file(str(whole.export_dir / "model.safetensors"))
     assert all(torch.equal(snapshot[k], alone[k]) for k in alone)
     assert not all(torch.equal(final[k], alone[k]) for k in alone)
+    if averaging:  # what is exported is the average, not the last step's weights
+        last = torch.load(part.best_checkpoint, map_location="cpu", weights_only=True)["current_model_state"]
+        assert not all(torch.allclose(alone[k], last[f"model.{k}"]) for k in alone)
 
 
 class CrashMidEpoch(Callback):

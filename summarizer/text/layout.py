@@ -102,8 +102,10 @@ def _without_markup(lines: list[str]) -> list[str]:
     skip_past: int | None = None  # skip blank lines and lines indented past this column
     body_past: int | None = None  # an admonition's body: lines indented past this column, unindented
     doctest = False  # skip up to the next blank line
+    quoted = False  # a block found to be quoted e-mail, up to the next blank line: no doctest in it
     for i, line in enumerate(lines):
         indent = _columns(line[: len(line) - len(line.lstrip())])
+        quoted = quoted and bool(line.strip())
         if doctest and line.strip():
             continue
         doctest = False
@@ -132,10 +134,12 @@ def _without_markup(lines: list[str]) -> list[str]:
                 skip_past = indent
                 result.append("")
             continue
-        if _DOCTEST.match(line) and _is_doctest(lines, i):
-            doctest = True
-            result.append("")
-            continue
+        if _DOCTEST.match(line) and not quoted:
+            if _is_doctest(lines, i):
+                doctest = True
+                result.append("")
+                continue
+            quoted = True  # each block is looked at once, however many ">>>" lines it holds
         intro = _LITERAL_INTRO.search(line)
         if intro:
             skip_past = indent

@@ -206,6 +206,9 @@ class OptimConfig:
     `scheduler` names one of transformers' schedules (see SCHEDULERS); `inverse_sqrt` (BERTSUM's)
     and the constant ones do not depend on the run's length. `fused` runs AdamW as
     one kernel over all parameters (on CPU and CUDA), several times faster than a loop.
+    `ema_decay` keeps an exponential moving average of the weights (Lightning's
+    `EMAWeightAveraging`, updated after each optimizer step), which validation, checkpoints,
+    snapshots and the exported model hold instead of the last step's weights.
     """
 
     encoder_lr: float = 2e-5
@@ -217,9 +220,12 @@ class OptimConfig:
     warmup_steps: int | None = None
     scheduler: str = "linear"
     fused: bool = True
+    ema_decay: float | None = None
 
     def __post_init__(self) -> None:
         check_at_least(self, 0, "encoder_lr", "head_lr", "weight_decay")
+        decay_fits = self.ema_decay is None or 0.0 < self.ema_decay < 1.0
+        check(decay_fits, "ema_decay", f"must be a number in (0, 1) or null, got {self.ema_decay}")
         betas_fit = len(self.betas) == 2 and all(0.0 <= b < 1.0 for b in self.betas)
         check(betas_fit, "betas", f"must be two numbers in [0, 1), got {self.betas}")
         check_fraction(self, "warmup_ratio")

@@ -23,7 +23,14 @@ from typing import Any
 
 import pytorch_lightning as pl
 import torch
-from pytorch_lightning.callbacks import Callback, EarlyStopping, LearningRateMonitor, ModelCheckpoint, TQDMProgressBar
+from pytorch_lightning.callbacks import (
+    Callback,
+    EarlyStopping,
+    EMAWeightAveraging,
+    LearningRateMonitor,
+    ModelCheckpoint,
+    TQDMProgressBar,
+)
 from pytorch_lightning.loggers import CSVLogger, TensorBoardLogger
 from pytorch_lightning.utilities.exceptions import MisconfigurationException
 from pytorch_lightning.utilities.rank_zero import rank_zero_only
@@ -209,7 +216,8 @@ def build_callbacks(
     config: TrainConfig, tokenizer: PreTrainedTokenizerBase, validate: bool
 ) -> tuple[ModelCheckpoint, list[Callback]]:
     """The callback that keeps the best checkpoint (the last one without validation), and all
-    the run's callbacks: it, the learning-rate log, periodic checkpoints, snapshots, early stop."""
+    the run's callbacks: it, the learning-rate log, weight averaging, periodic checkpoints,
+    snapshots, early stop."""
     checkpoints = config.run_dir / "checkpoints"
     monitor = config.checkpoint.monitor
     best_kept = ModelCheckpoint(
@@ -222,6 +230,9 @@ def build_callbacks(
         auto_insert_metric_name=False,
     )
     callbacks: list[Callback] = [best_kept, LearningRateMonitor(logging_interval="step")]
+    averaging = None if config.optim.ema_decay is None else AveragedWeights(decay=config.optim.ema_decay)
+    if averaging is not None:  # before Snapshots: a step's average is updated before it is exported
+        callbacks.append(averaging)
     if config.checkpoint.every_n_steps is not None:
         callbacks.append(
             ModelCheckpoint(
@@ -229,7 +240,7 @@ def build_callbacks(
             )
         )
     if config.output.snapshots:
-        callbacks.append(Snapshots(config, tokenizer))
+        callbacks.append(Snapshots(config, tokenizer, averaging))
     if validate and config.checkpoint.patience is not None:
         callbacks.append(
             EarlyStopping(
@@ -332,19 +343,34 @@ def prepare_run_dir(config: TrainConfig, fresh: bool) -> None:
         )
 
 
-class Snapshots(Callback):
-    """Exports the model to `runs_dir/NAME/model-N` once N training documents (`output.snapshots`) were read."""
+class AveragedWeights(EMAWeightAveraging):
+    """Lightning's exponential moving average of the weights (`optim.ema_decay`). Validation,
+    checkpoints and the end of training already hold the average in place of the last weights;
+    `average` gives it to the snapshots too."""
 
-    def __init__(self, config: TrainConfig, tokenizer: PreTrainedTokenizerBase) -> None:
+    def average(self, pl_module: pl.LightningModule) -> nn.Module:
+        """The averaged copy of `pl_module` (itself before training starts)."""
+        return pl_module if self._average_model is None else self._average_model.module
+
+
+class Snapshots(Callback):
+    """Exports the model to `runs_dir/NAME/model-N` once N training documents (`output.snapshots`)
+    were read: the weights' average (`AveragedWeights`) when the run keeps one."""
+
+    def __init__(
+        self, config: TrainConfig, tokenizer: PreTrainedTokenizerBase, averaging: AveragedWeights | None = None
+    ) -> None:
         self.config = config
         self.tokenizer = tokenizer
+        self.averaging = averaging
         self.documents_per_step = config.data.batch_size * config.trainer.accumulate_grad_batches
 
     def on_train_batch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule, *args: Any) -> None:
         documents = trainer.global_step * self.documents_per_step * trainer.world_size
         if documents in self.config.output.snapshots and trainer.is_global_zero:
-            assert isinstance(pl_module, SummarizationSystem)  # the system `train` runs
-            model = pl_module.model
+            system = pl_module if self.averaging is None else self.averaging.average(pl_module)
+            assert isinstance(system, SummarizationSystem)  # the system `train` runs, or its average
+            model = system.model
             target = self.config.run_dir / f"model-{documents}"
             if not target.exists():  # a resumed run may pass the same step again
                 export_model(model, self.tokenizer, target, *compact_export(self.config))
