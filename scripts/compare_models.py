@@ -6,13 +6,15 @@ than the two models' own intervals side by side.
     python scripts/compare_models.py --model runs/cnndm/model --against news \
         --data ../shared/data/cnndm/validation.jsonl --split 300: -k 3
 
-Takes `python -m summarizer.evaluate`'s options (data, split, selection, backend, precision);
-`--against` is the second model (default: `news`), read with the same backend and precision.
+Takes `python -m summarizer.evaluate`'s options (data and its fields, split, limit, selection,
+backend, precision, --json); `--against` is the second model (default: `news`), read with the
+same backend and precision. Bad arguments, models or data: one line and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from dataclasses import asdict
 
@@ -35,24 +37,53 @@ def per_document_f1(model: str | None, args: argparse.Namespace, documents: list
     return rouge_per_document([summary.sentences for summary in summaries], references, summarizer.language)
 
 
-def main() -> int:
+def run(args: argparse.Namespace) -> int:
+    if args.data == "aclsum" and args.split is None:
+        raise arguments.UsageError("--data aclsum needs --split (train, validation or test)")
+    data = load_documents(
+        args.data,
+        args.split,
+        text_field=args.text_field,
+        summary_field=args.summary_field,
+        skip_bad_rows=args.skip_bad_rows,
+    )
+    for reason in data.skipped:
+        report(f"skipped {reason}")
+    documents = data.documents[: args.limit]
+    names = (args.model or "news", args.against)
+    scores = [per_document_f1(name, args, documents) for name in names]
+    rows = {}
+    for metric in METRICS:
+        difference = np.subtract(scores[0][metric], scores[1][metric])
+        low, high = bootstrap_interval(difference)
+        means = [float(np.mean(each[metric])) for each in scores]
+        rows[metric] = {names[0]: means[0], names[1]: means[1], "difference": float(np.mean(difference))}
+        rows[metric] |= {"low": low, "high": high}
+    if args.json:
+        print(
+            json.dumps({"data": args.data, "split": args.split, "documents": len(documents), "rouge": rows}, indent=2)
+        )
+        return 0
+    print(f"{args.data}{f' ({args.split})' if args.split else ''}: {len(documents)} documents")
+    width = max(len(name) for name in names) + 2
+    print(f"{'':12}{names[0]:>{width}}{names[1]:>{width}}{'difference [95% paired]':>36}")
+    for metric, row in rows.items():
+        print(
+            f"{metric:12}{row[names[0]]:{width}.2f}{row[names[1]]:{width}.2f}"
+            f"{row['difference']:+18.2f} [{row['low']:+.2f}, {row['high']:+.2f}]"
+        )
+    return 0
+
+
+def report(message: str) -> None:
+    print(f"compare_models: {message}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     parser.prog = "python scripts/compare_models.py"
     parser.add_argument("--against", default="news", help="the model to compare with (default: news)")
-    args = parser.parse_args()
-    documents = load_documents(args.data, args.split).documents[: args.limit]
-    first = per_document_f1(args.model, args, documents)
-    second = per_document_f1(args.against, args, documents)
-    print(f"{args.data}{f' ({args.split})' if args.split else ''}: {len(documents)} documents")
-    print(f"{'':12}{args.model or 'news':>24}{args.against:>24}{'difference [95% paired]':>36}")
-    for metric in METRICS:
-        difference = np.subtract(first[metric], second[metric])
-        low, high = bootstrap_interval(difference)
-        print(
-            f"{metric:12}{np.mean(first[metric]):24.2f}{np.mean(second[metric]):24.2f}"
-            f"{np.mean(difference):+18.2f} [{low:+.2f}, {high:+.2f}]"
-        )
-    return 0
+    return arguments.run_command(parser, argv, run, report)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,10 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+import pytorch_lightning as pl
 import torch
 from pytorch_lightning.callbacks import Callback
 from pytorch_lightning.strategies import DDPStrategy
@@ -28,7 +30,7 @@ from summarizer.training.data import load_documents
 from summarizer.training.evaluate import evaluate
 from summarizer.training.settings import ConfigError, TrainConfig, load_config
 from summarizer.training.teacher import teacher_precision
-from summarizer.training.train import TrainResult, build_trainer, export_model, main, train
+from summarizer.training.train import AveragedWeights, TrainResult, build_trainer, export_model, main, train
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "tiny.yaml"
@@ -235,6 +237,20 @@ def test_resume_names_a_damaged_or_foreign_checkpoint(
     assert last.exists()  # left for the user to look at
 
 
+@pytest.mark.parametrize(
+    ("averaged", "override", "expected"),
+    [(True, "optim.ema_decay=null", "set, as the checkpoint holds"), (False, "optim.ema_decay=0.99", "null, as")],
+)
+def test_resume_needs_weight_averaging_as_the_run_started(
+    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path, averaged: bool, override: str, expected: str
+) -> None:
+    config = tiny_config(tiny_encoder_dir, synthetic, tmp_path, override)
+    checkpoint = tmp_path / "last.ckpt"
+    torch.save({"state_dict": {}, **({"current_model_state": {}} if averaged else {})}, checkpoint)
+    with pytest.raises(ConfigError, match=f"last.ckpt: --resume needs optim.ema_decay as the run started: {expected}"):
+        train_module.check_same_model(config, checkpoint)
+
+
 def test_resume_refuses_other_model_settings(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
     overrides = ("trainer.max_epochs=1", "data.limit_train=4", "data.test=null")
     first = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path, *overrides))
@@ -427,6 +443,24 @@ def test_the_first_documents_of_one_pass_are_a_run_of_their_own(
     if averaging:  # what is exported is the average, not the last step's weights
         last = torch.load(part.best_checkpoint, map_location="cpu", weights_only=True)["current_model_state"]
         assert not all(torch.allclose(alone[k], last[f"model.{k}"]) for k in alone)
+
+
+def test_weight_averaging_averages_the_weights_and_leaves_integer_buffers_whole(tiny_encoder_dir: Path) -> None:
+    module = pl.LightningModule()
+    module.model = BertSumModel.from_encoder(str(tiny_encoder_dir))
+    averaging = AveragedWeights(0.9)
+    averaging.setup(SimpleNamespace(), module, "fit")
+    first = {name: p.detach().clone() for name, p in module.named_parameters()}
+    for step in (1, 2, 3):  # three optimizer steps, each moving every weight by 1
+        with torch.no_grad():
+            for p in module.parameters():
+                p.add_(1.0)
+        averaging.on_train_batch_end(SimpleNamespace(global_step=step), module, None, None, step - 1)
+    average = dict(averaging.average(module).named_parameters())
+    # the first update copies the weights (+1); then 0.9 of the average and 0.1 of the weights (+2, +3)
+    assert all(torch.allclose(average[name], first[name] + 1.29, atol=1e-5) for name in first)
+    ids = averaging.average(module).model.encoder.embeddings.position_ids
+    assert torch.equal(ids, torch.arange(ids.shape[-1]).expand_as(ids))  # averaged in floats, 0.9 truncates them
 
 
 class CrashMidEpoch(Callback):

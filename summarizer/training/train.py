@@ -230,7 +230,8 @@ def build_callbacks(
         auto_insert_metric_name=False,
     )
     callbacks: list[Callback] = [best_kept, LearningRateMonitor(logging_interval="step")]
-    averaging = None if config.optim.ema_decay is None else AveragedWeights(decay=config.optim.ema_decay)
+    # Parameters only: a buffer such as BERT's int64 position ids would be averaged in floats and truncated.
+    averaging = None if config.optim.ema_decay is None else AveragedWeights(config.optim.ema_decay)
     if averaging is not None:  # before Snapshots: a step's average is updated before it is exported
         callbacks.append(averaging)
     if config.checkpoint.every_n_steps is not None:
@@ -294,6 +295,16 @@ def check_same_model(config: TrainConfig, checkpoint: Path) -> None:
         ) from None
     if not isinstance(saved, dict) or "state_dict" not in saved:
         raise InputError(f"{checkpoint}: not a checkpoint of this training (no state_dict); run without --resume")
+    averaged = "current_model_state" in saved  # what Lightning's weight averaging adds
+    if averaged != (config.optim.ema_decay is not None):
+        raise ConfigError(
+            f"{checkpoint}: --resume needs optim.ema_decay as the run started: "
+            + (
+                "set, as the checkpoint holds a weight average"
+                if averaged
+                else "null, as the checkpoint holds no average"
+            )
+        )
     try:
         recorded = model_config(saved["hyper_parameters"]["model"])
     except Exception:  # saved without them: Lightning's own loading decides
@@ -347,6 +358,9 @@ class AveragedWeights(EMAWeightAveraging):
     """Lightning's exponential moving average of the weights (`optim.ema_decay`). Validation,
     checkpoints and the end of training already hold the average in place of the last weights;
     `average` gives it to the snapshots too."""
+
+    def __init__(self, decay: float) -> None:
+        super().__init__(decay=decay, use_buffers=False)
 
     def average(self, pl_module: pl.LightningModule) -> nn.Module:
         """The averaged copy of `pl_module` (itself before training starts)."""
