@@ -16,40 +16,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict
 
 import numpy as np
 
 from summarizer.cli import arguments
 from summarizer.modeling.pipeline import Summarizer
-from summarizer.text.sentences import reference_sentences
-from summarizer.training.data import load_documents
-from summarizer.training.evaluate import build_parser
+from summarizer.training.data import Document
+from summarizer.training.evaluate import build_parser, check_data_options, read_documents, summarize_documents
 from summarizer.training.rouge import METRICS, bootstrap_interval, rouge_per_document
 
 
-def per_document_f1(model: str | None, args: argparse.Namespace, documents: list) -> dict[str, list[float]]:
+def per_document_f1(model: str | None, args: argparse.Namespace, documents: list[Document]) -> dict[str, list[float]]:
     summarizer = Summarizer.from_pretrained(model, device=args.device, precision=args.precision, backend=args.backend)
-    sentences = [document.sentences or summarizer.sentences(document.text) for document in documents]
-    references = [reference_sentences(document.reference, summarizer.language) for document in documents]
     selection = arguments.selection_from(args)
-    summaries = summarizer.summarize_batch(sentences, args.batch_size, **asdict(selection))
+    _, references, summaries = summarize_documents(summarizer, documents, selection, args.batch_size)
     return rouge_per_document([summary.sentences for summary in summaries], references, summarizer.language)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.data == "aclsum" and args.split is None:
-        raise arguments.UsageError("--data aclsum needs --split (train, validation or test)")
-    data = load_documents(
-        args.data,
-        args.split,
-        text_field=args.text_field,
-        summary_field=args.summary_field,
-        skip_bad_rows=args.skip_bad_rows,
-    )
-    for reason in data.skipped:
-        report(f"skipped {reason}")
-    documents = data.documents[: args.limit]
+    check_data_options(args)
+    documents = read_documents(args, report)
     names = (args.model or "news", args.against)
     scores = [per_document_f1(name, args, documents) for name in names]
     rows = {}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])
@@ -72,10 +72,18 @@ def evaluate(
     all four choose from the same sentences of each document.
     """
     _check(selection)
+    sentences, references, summaries = summarize_documents(summarizer, documents, selection, batch_size)
+    return _compare(summarizer, sentences, references, summaries, selection, bootstrap_samples)
+
+
+def summarize_documents(
+    summarizer: Summarizer, documents: Sequence[Document], selection: SelectionConfig, batch_size: int = 16
+) -> tuple[list[list[str]], list[list[str]], Iterable[Summary]]:
+    """Each document's sentences (its own, or the model's splitting of its text), its reference
+    in sentences, and the model's summaries of them (streamed: bounded memory)."""
     sentences = [document.sentences or summarizer.sentences(document.text) for document in documents]
     references = [reference_sentences(document.reference, summarizer.language) for document in documents]
-    summaries = summarizer.summarize_batch(sentences, batch_size, **asdict(selection))  # streamed: bounded memory
-    return _compare(summarizer, sentences, references, summaries, selection, bootstrap_samples)
+    return sentences, references, summarizer.summarize_batch(sentences, batch_size, **asdict(selection))
 
 
 def evaluate_prepared(
@@ -162,12 +170,14 @@ def main(argv: list[str] | None = None) -> int:
     return arguments.run_command(build_parser(), argv, _run, _report)
 
 
-def _run(args: argparse.Namespace) -> int:
+def check_data_options(args: argparse.Namespace) -> None:
+    """Refuse data options (`build_parser`'s) that name no documents, before anything is loaded."""
     if args.data == "aclsum" and args.split is None:
         raise arguments.UsageError("--data aclsum needs --split (train, validation or test)")
-    summarizer = Summarizer.from_pretrained(
-        args.model, device=args.device, precision=args.precision, backend=args.backend
-    )
+
+
+def read_documents(args: argparse.Namespace, report: Callable[[str], None]) -> list[Document]:
+    """The documents the data options (`build_parser`'s) name, each skipped row reported."""
     data = load_documents(
         args.data,
         args.split,
@@ -176,8 +186,16 @@ def _run(args: argparse.Namespace) -> int:
         skip_bad_rows=args.skip_bad_rows,
     )
     for reason in data.skipped:
-        _report(f"skipped {reason}")
-    documents = data.documents[: args.limit]
+        report(f"skipped {reason}")
+    return data.documents[: args.limit]
+
+
+def _run(args: argparse.Namespace) -> int:
+    check_data_options(args)
+    summarizer = Summarizer.from_pretrained(
+        args.model, device=args.device, precision=args.precision, backend=args.backend
+    )
+    documents = read_documents(args, _report)
     selection = arguments.selection_from(args)
     result = evaluate(summarizer, documents, selection, args.batch_size)
     if args.json:

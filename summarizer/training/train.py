@@ -230,7 +230,6 @@ def build_callbacks(
         auto_insert_metric_name=False,
     )
     callbacks: list[Callback] = [best_kept, LearningRateMonitor(logging_interval="step")]
-    # Parameters only: a buffer such as BERT's int64 position ids would be averaged in floats and truncated.
     averaging = None if config.optim.ema_decay is None else AveragedWeights(config.optim.ema_decay)
     if averaging is not None:  # before Snapshots: a step's average is updated before it is exported
         callbacks.append(averaging)
@@ -360,6 +359,7 @@ class AveragedWeights(EMAWeightAveraging):
     `average` gives it to the snapshots too."""
 
     def __init__(self, decay: float) -> None:
+        # Parameters only: a buffer such as BERT's int64 position ids would be averaged in floats and truncated.
         super().__init__(decay=decay, use_buffers=False)
 
     def average(self, pl_module: pl.LightningModule) -> nn.Module:
