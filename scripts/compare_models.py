@@ -8,7 +8,13 @@ than the two models' own intervals side by side.
 
 Takes `python -m summarizer.evaluate`'s options (data and its fields, split, limit, selection,
 backend, precision, --json); `--against` is the second model (default: `news`), read with the
-same backend and precision. Bad arguments, models or data: one line and exit status 2.
+same backend and precision unless `--against-precision` names another, which compares a model
+at two precisions:
+
+    python scripts/compare_models.py --model news --precision int8 --against news \
+        --against-precision fp32 --data aclsum --split test -k 3
+
+Bad arguments, models or data: one line and exit status 2.
 """
 
 from __future__ import annotations
@@ -26,8 +32,10 @@ from summarizer.training.evaluate import build_parser, check_data_options, read_
 from summarizer.training.rouge import METRICS, bootstrap_interval, rouge_per_document
 
 
-def per_document_f1(model: str | None, args: argparse.Namespace, documents: list[Document]) -> dict[str, list[float]]:
-    summarizer = Summarizer.from_pretrained(model, device=args.device, precision=args.precision, backend=args.backend)
+def per_document_f1(
+    model: str, precision: str, args: argparse.Namespace, documents: list[Document]
+) -> dict[str, list[float]]:
+    summarizer = Summarizer.from_pretrained(model, device=args.device, precision=precision, backend=args.backend)
     selection = arguments.selection_from(args)
     _, references, summaries = summarize_documents(summarizer, documents, selection, args.batch_size)
     return rouge_per_document([summary.sentences for summary in summaries], references, summarizer.language)
@@ -36,8 +44,9 @@ def per_document_f1(model: str | None, args: argparse.Namespace, documents: list
 def run(args: argparse.Namespace) -> int:
     check_data_options(args)
     documents = read_documents(args, report)
-    names = (args.model or "news", args.against)
-    scores = [per_document_f1(name, args, documents) for name in names]
+    sides = [(args.model or "news", args.precision), (args.against, args.against_precision or args.precision)]
+    scores = [per_document_f1(model, precision, args, documents) for model, precision in sides]
+    names = [model if sides[0][1] == sides[1][1] else f"{model} ({precision})" for model, precision in sides]
     rows = {}
     for metric in METRICS:
         difference = np.subtract(scores[0][metric], scores[1][metric])
@@ -69,6 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     parser.prog = "python scripts/compare_models.py"
     parser.add_argument("--against", default="news", help="the model to compare with (default: news)")
+    parser.add_argument(
+        "--against-precision",
+        choices=("auto", "fp32", "bf16", "int8"),
+        help="the second model's precision (default: --precision's)",
+    )
     return arguments.run_command(parser, argv, run, report)
 
 

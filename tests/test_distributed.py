@@ -57,9 +57,17 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A free port below Linux's ephemeral range (32768 on by default), so that between the probe
+    and the run's bind no process that asks for any free port (Lightning, Ray, another test
+    process) can be given it."""
+    for port in random.Random().sample(range(20000, 32000), 100):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port between 20000 and 32000")
 
 
 def start(args: list[str], env: dict[str, str], records: Path, crash: bool = False) -> subprocess.Popen[str]:

@@ -102,6 +102,25 @@ def test_html_keeps_the_main_text_without_tags_scripts_or_navigation():
         assert noise not in text
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        '<pre class="programlisting">int BZ2_bzDecompress ( bz_stream *strm );</pre>',  # DocBook
+        '<div class="highlight-c"><div class="highlight"><pre>n = strlen(s) + 1;</pre></div></div>',  # Sphinx
+        '<pre class="sourceCode c"><span>n = strlen(s) + 1;</span> <span>return n;</span></pre>',  # Pandoc
+    ],
+    ids=["docbook", "sphinx", "pandoc"],
+)
+def test_html_leaves_out_preformatted_blocks_that_a_class_marks_as_code(code):
+    pytest.importorskip("trafilatura")
+    letter = "Dear all, the meeting moves to Thursday.\nThe agenda is unchanged, and minutes follow."
+    page = PAGE.replace("<pre><code>curl https://example.org/data.json</code></pre>", f"{code}<pre>{letter}</pre>")
+    text = " ".join(Document.from_text(page, "html").paragraphs)
+    assert PARAGRAPHS[1] in text and PARAGRAPHS[2] in text
+    assert "strlen" not in text and "bz_stream" not in text
+    assert "the meeting moves to Thursday." in text  # a <pre> of prose, as mailing-list archives show e-mails
+
+
 def test_html_is_decoded_by_its_own_charset():
     pytest.importorskip("trafilatura")
     page = PAGE.replace("<head>", '<head><meta charset="iso-8859-1">').replace("Officials", "Caf\xe9 officials")

@@ -445,6 +445,18 @@ def test_the_first_documents_of_one_pass_are_a_run_of_their_own(
         assert not all(torch.allclose(alone[k], last[f"model.{k}"]) for k in alone)
 
 
+def test_weight_averaging_leaves_the_training_itself_alone(
+    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path
+) -> None:
+    # A run with averaging keeps the last step's weights beside the average (scripts/export_last_weights.py
+    # exports them): they must be what the same recipe trains without it, the control it is compared with.
+    plain = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path / "plain", *ONE_PASS))
+    averaged = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path / "ema", *ONE_PASS, "optim.ema_decay=0.5"))
+    exported = load_file(str(plain.export_dir / "model.safetensors"))
+    last = torch.load(averaged.best_checkpoint, map_location="cpu", weights_only=True)["current_model_state"]
+    assert exported and all(torch.equal(value, last[f"model.{k}"].to(value.dtype)) for k, value in exported.items())
+
+
 def test_weight_averaging_averages_the_weights_and_leaves_integer_buffers_whole(tiny_encoder_dir: Path) -> None:
     module = pl.LightningModule()
     module.model = BertSumModel.from_encoder(str(tiny_encoder_dir))

@@ -52,6 +52,15 @@ _DIGITS = re.compile(r"\d+")
 _ALPHANUMERIC = re.compile(r"\w")
 # Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
 _HTML_BLOCKS = ("p", "item", "quote")
+# Classes that documentation generators (DocBook, Sphinx, Pandoc, highlighters) give a <pre> or
+# the element around it when it holds a program, a shell session or a synopsis. trafilatura reads
+# a <pre> it does not take for code as a quote, which is running text; a <pre> without such a
+# class stays one (a plain-text e-mail in a mailing-list archive is a <pre> of prose).
+_CODE_CLASS = re.compile(
+    r"(?i)code|program|listing|source|highlight|screen|synopsis|literal|console|shell|terminal|syntax|"
+    r"prettyprint|brush|lang(?:uage)?-"
+)
+_CODE_CLASS_DEPTH = 3  # the <pre> and the elements up to two levels around it
 
 
 class UnreadableDocument(InputError):
@@ -163,8 +172,12 @@ def html_paragraphs(page: str | bytes) -> list[str]:
     except ImportError:
         raise UnreadableDocument(f"reading HTML needs trafilatura: {FORMATS_EXTRA}") from None
     logging.getLogger("trafilatura").setLevel(logging.CRITICAL)  # its warnings are ours to say
+    tree = trafilatura.load_html(page)
+    if tree is None:
+        return []
+    _mark_code(tree)
     extracted = trafilatura.extract(
-        page,
+        tree,
         output_format="xml",
         favor_recall=True,
         include_comments=False,
@@ -185,6 +198,15 @@ def html_paragraphs(page: str | bytes) -> list[str]:
         if _is_running_text(text):  # not a label, a caption or a breadcrumb, as in Markdown
             result.append(text)
     return result
+
+
+def _mark_code(tree: Any) -> None:
+    """Turn each <pre> that a class marks as code (`_CODE_CLASS`) into <code>, which trafilatura
+    keeps apart from the running text."""
+    for pre in list(tree.iter("pre")):
+        around = [pre, *pre.iterancestors()][:_CODE_CLASS_DEPTH]
+        if any(_CODE_CLASS.search(element.get("class") or "") for element in around):
+            pre.tag = "code"
 
 
 def pdf_paragraphs(data: bytes) -> list[str]:
