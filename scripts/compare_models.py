@@ -27,15 +27,15 @@ import numpy as np
 
 from summarizer.cli import arguments
 from summarizer.modeling.pipeline import Summarizer
+from summarizer.modeling.precision import PRECISIONS
 from summarizer.training.data import Document
 from summarizer.training.evaluate import build_parser, check_data_options, read_documents, summarize_documents
 from summarizer.training.rouge import METRICS, bootstrap_interval, rouge_per_document
 
 
 def per_document_f1(
-    model: str, precision: str, args: argparse.Namespace, documents: list[Document]
+    summarizer: Summarizer, args: argparse.Namespace, documents: list[Document]
 ) -> dict[str, list[float]]:
-    summarizer = Summarizer.from_pretrained(model, device=args.device, precision=precision, backend=args.backend)
     selection = arguments.selection_from(args)
     _, references, summaries = summarize_documents(summarizer, documents, selection, args.batch_size)
     return rouge_per_document([summary.sentences for summary in summaries], references, summarizer.language)
@@ -45,8 +45,16 @@ def run(args: argparse.Namespace) -> int:
     check_data_options(args)
     documents = read_documents(args, report)
     sides = [(args.model or "news", args.precision), (args.against, args.against_precision or args.precision)]
-    scores = [per_document_f1(model, precision, args, documents) for model, precision in sides]
+    # Both loaded before either summarizes, so that a model or precision that cannot be had
+    # stops the run at once.
+    summarizers = [
+        Summarizer.from_pretrained(model, device=args.device, precision=precision, backend=args.backend)
+        for model, precision in sides
+    ]
+    scores = [per_document_f1(summarizer, args, documents) for summarizer in summarizers]
     names = [model if sides[0][1] == sides[1][1] else f"{model} ({precision})" for model, precision in sides]
+    if names[0] == names[1]:
+        names = [f"{name} (1)" for name in names[:1]] + [f"{names[1]} (2)"]
     rows = {}
     for metric in METRICS:
         difference = np.subtract(scores[0][metric], scores[1][metric])
@@ -56,7 +64,16 @@ def run(args: argparse.Namespace) -> int:
         rows[metric] |= {"low": low, "high": high}
     if args.json:
         print(
-            json.dumps({"data": args.data, "split": args.split, "documents": len(documents), "rouge": rows}, indent=2)
+            json.dumps(
+                {
+                    "data": args.data,
+                    "split": args.split,
+                    "documents": len(documents),
+                    "precisions": dict(zip(names, (precision for _, precision in sides), strict=True)),
+                    "rouge": rows,
+                },
+                indent=2,
+            )
         )
         return 0
     print(f"{args.data}{f' ({args.split})' if args.split else ''}: {len(documents)} documents")
@@ -80,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", default="news", help="the model to compare with (default: news)")
     parser.add_argument(
         "--against-precision",
-        choices=("auto", "fp32", "bf16", "int8"),
+        choices=PRECISIONS,
         help="the second model's precision (default: --precision's)",
     )
     return arguments.run_command(parser, argv, run, report)

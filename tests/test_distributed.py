@@ -57,17 +57,21 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def free_port() -> int:
-    """A free port below Linux's ephemeral range (32768 on by default), so that between the probe
-    and the run's bind no process that asks for any free port (Lightning, Ray, another test
-    process) can be given it."""
-    for port in random.Random().sample(range(20000, 32000), 100):
+    """A free port below the range the system hands to whoever asks for any free port (Linux's
+    ephemeral range), so that between this probe and the run's bind no other process (Lightning,
+    Ray, another test process) is given it."""
+    try:
+        ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        ephemeral = 32768  # Linux's default
+    for port in random.Random().sample(range(10000, max(ephemeral, 10100)), 100):
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return port
-    raise RuntimeError("no free port between 20000 and 32000")
+    raise RuntimeError(f"no free port between 10000 and {ephemeral}")
 
 
 def start(args: list[str], env: dict[str, str], records: Path, crash: bool = False) -> subprocess.Popen[str]:

@@ -106,15 +106,21 @@ def test_html_keeps_the_main_text_without_tags_scripts_or_navigation():
     "code",
     [
         '<pre class="programlisting">int BZ2_bzDecompress ( bz_stream *strm );</pre>',  # DocBook
-        '<div class="highlight-c"><div class="highlight"><pre>n = strlen(s) + 1;</pre></div></div>',  # Sphinx
+        '<div class="listingblock"><div class="content"><pre>n = strlen(s) + 1;</pre></div></div>',  # Asciidoctor
         '<pre class="sourceCode c"><span>n = strlen(s) + 1;</span> <span>return n;</span></pre>',  # Pandoc
+        '<pre class="example">n = strlen(s) + 1;\nreturn n;</pre>',  # Texinfo
     ],
-    ids=["docbook", "sphinx", "pandoc"],
+    ids=["docbook", "asciidoctor", "pandoc", "texinfo"],
 )
-def test_html_leaves_out_preformatted_blocks_that_a_class_marks_as_code(code):
+@pytest.mark.parametrize(
+    "prose",
+    ["<pre>{}</pre>", '<pre class="literallayout">{}</pre>', '<div class="job-listing"><div><pre>{}</pre></div></div>'],
+    ids=["pre", "docbook-literallayout", "class-with-a-code-word"],
+)
+def test_html_leaves_out_preformatted_blocks_that_a_class_marks_as_code(code, prose):
     pytest.importorskip("trafilatura")
     letter = "Dear all, the meeting moves to Thursday.\nThe agenda is unchanged, and minutes follow."
-    page = PAGE.replace("<pre><code>curl https://example.org/data.json</code></pre>", f"{code}<pre>{letter}</pre>")
+    page = PAGE.replace("<pre><code>curl https://example.org/data.json</code></pre>", code + prose.format(letter))
     text = " ".join(Document.from_text(page, "html").paragraphs)
     assert PARAGRAPHS[1] in text and PARAGRAPHS[2] in text
     assert "strlen" not in text and "bz_stream" not in text

@@ -52,15 +52,18 @@ _DIGITS = re.compile(r"\d+")
 _ALPHANUMERIC = re.compile(r"\w")
 # Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
 _HTML_BLOCKS = ("p", "item", "quote")
-# Classes that documentation generators (DocBook, Sphinx, Pandoc, highlighters) give a <pre> or
-# the element around it when it holds a program, a shell session or a synopsis. trafilatura reads
-# a <pre> it does not take for code as a quote, which is running text; a <pre> without such a
-# class stays one (a plain-text e-mail in a mailing-list archive is a <pre> of prose).
-_CODE_CLASS = re.compile(
-    r"(?i)code|program|listing|source|highlight|screen|synopsis|literal|console|shell|terminal|syntax|"
-    r"prettyprint|brush|lang(?:uage)?-"
+# Class names (whole tokens of a class attribute, lower-cased) that documentation generators
+# give a <pre> holding a program, a shell session or a synopsis: DocBook, Texinfo, Doxygen,
+# Javadoc, Pandoc, highlighters; and those they give the elements around it (Sphinx,
+# Asciidoctor, Python-Markdown). trafilatura reads a <pre> it does not take for code as a quote,
+# which is running text; a <pre> without such a class stays one (a plain-text e-mail in a
+# mailing-list archive is a <pre> of prose).
+_CODE_ON_PRE = frozenset(
+    "programlisting screen synopsis funcsynopsis code sourcecode source example example-preformatted lisp "
+    "verbatim fragment console shell terminal prettyprint literal-block methodsignature signature".split()
 )
-_CODE_CLASS_DEPTH = 3  # the <pre> and the elements up to two levels around it
+_CODE_AROUND = frozenset("highlight codehilite sourcecode listingblock literal-block programlisting code".split())
+_CODE_PREFIXES = ("language-", "lang-", "brush:", "highlight-")  # on the <pre>, its <code>, or around
 
 
 class UnreadableDocument(InputError):
@@ -172,12 +175,8 @@ def html_paragraphs(page: str | bytes) -> list[str]:
     except ImportError:
         raise UnreadableDocument(f"reading HTML needs trafilatura: {FORMATS_EXTRA}") from None
     logging.getLogger("trafilatura").setLevel(logging.CRITICAL)  # its warnings are ours to say
-    tree = trafilatura.load_html(page)
-    if tree is None:
-        return []
-    _mark_code(tree)
     extracted = trafilatura.extract(
-        tree,
+        page,
         output_format="xml",
         favor_recall=True,
         include_comments=False,
@@ -191,22 +190,45 @@ def html_paragraphs(page: str | bytes) -> list[str]:
         return []
     main = etree.fromstring(extracted.encode()).find("main")
     result = []
+    code = None
     for block in main.iter(*_HTML_BLOCKS) if main is not None else ():
         if any(inner.tag in _HTML_BLOCKS for inner in block.iterdescendants()):
             continue  # its inner blocks are read on their own
         text = " ".join("".join(block.itertext()).split())
+        if block.tag == "quote":  # a <blockquote>, or a <pre> that trafilatura did not take for code
+            code = _code_text(page) if code is None else code
+            if text in code:
+                continue
         if _is_running_text(text):  # not a label, a caption or a breadcrumb, as in Markdown
             result.append(text)
     return result
 
 
-def _mark_code(tree: Any) -> None:
-    """Turn each <pre> that a class marks as code (`_CODE_CLASS`) into <code>, which trafilatura
-    keeps apart from the running text."""
-    for pre in list(tree.iter("pre")):
-        around = [pre, *pre.iterancestors()][:_CODE_CLASS_DEPTH]
-        if any(_CODE_CLASS.search(element.get("class") or "") for element in around):
-            pre.tag = "code"
+def _code_text(page: str | bytes) -> str:
+    """The text of the page's <pre> blocks that a class marks as code (`_CODE_ON_PRE`,
+    `_CODE_AROUND`, `_CODE_PREFIXES`), each with its whitespace made single spaces, in page order
+    and joined by a space (trafilatura may join neighbouring ones into one block)."""
+    import trafilatura
+
+    tree = trafilatura.load_html(page)
+    if tree is None:
+        return ""
+    found = []
+    for pre in tree.iter("pre"):
+        inner = [child for child in pre if child.tag == "code"]
+        on_pre = _class_tokens(pre, *inner)
+        around = _class_tokens(*list(pre.iterancestors())[:2])
+        if (
+            on_pre & _CODE_ON_PRE
+            or around & _CODE_AROUND
+            or any(token.startswith(_CODE_PREFIXES) for token in on_pre | around)
+        ):
+            found.append(" ".join("".join(pre.itertext()).split()))
+    return " ".join(text for text in found if text)
+
+
+def _class_tokens(*elements: Any) -> set[str]:
+    return {token for element in elements for token in (element.get("class") or "").lower().split()}
 
 
 def pdf_paragraphs(data: bytes) -> list[str]:
