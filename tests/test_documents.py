@@ -127,6 +127,25 @@ def test_html_leaves_out_preformatted_blocks_that_a_class_marks_as_code(code, pr
     assert "the meeting moves to Thursday." in text  # a <pre> of prose, as mailing-list archives show e-mails
 
 
+def test_html_list_items_keep_their_words_around_the_blocks_they_hold():
+    pytest.importorskip("trafilatura")
+    items = (
+        "<ul><li>Run the build first, then read its log. "
+        '<pre class="programlisting">make all\nmake check</pre></li>'
+        "<li>Options are set in the config file, as follows:<ul><li>The port is set to 80 by default.</li>"
+        "<li>The host name is read from the environment.</li></ul></li></ul>"
+    )
+    page = PAGE.replace("<pre><code>curl https://example.org/data.json</code></pre>", items)
+    paragraphs = Document.from_text(page, "html").paragraphs
+    assert "Run the build first, then read its log." in paragraphs  # without the program it holds
+    assert "Options are set in the config file, as follows:" in paragraphs  # without its inner list
+    assert (
+        "The port is set to 80 by default." in paragraphs
+        and "The host name is read from the environment." in paragraphs
+    )
+    assert not any("make" in paragraph for paragraph in paragraphs)
+
+
 def test_html_is_decoded_by_its_own_charset():
     pytest.importorskip("trafilatura")
     page = PAGE.replace("<head>", '<head><meta charset="iso-8859-1">').replace("Officials", "Caf\xe9 officials")

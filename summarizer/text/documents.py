@@ -192,9 +192,7 @@ def html_paragraphs(page: str | bytes) -> list[str]:
     result = []
     code = None
     for block in main.iter(*_HTML_BLOCKS) if main is not None else ():
-        if any(inner.tag in _HTML_BLOCKS for inner in block.iterdescendants()):
-            continue  # its inner blocks are read on their own
-        text = " ".join("".join(block.itertext()).split())
+        text = " ".join(_own_text(block).split())  # its inner blocks are read on their own
         if block.tag == "quote":  # a <blockquote>, or a <pre> that trafilatura did not take for code
             code = _code_text(page) if code is None else code
             if text in code:
@@ -202,6 +200,25 @@ def html_paragraphs(page: str | bytes) -> list[str]:
         if _is_running_text(text):  # not a label, a caption or a breadcrumb, as in Markdown
             result.append(text)
     return result
+
+
+def _own_text(block: Any) -> str:
+    """The text of a block of trafilatura's XML. One that holds other blocks (a list item with a
+    quote or a list in it) gives its words around them, less its code of more than one line
+    (a program set beside the item's paragraphs; its inline code stays)."""
+    if not any(inner.tag in _HTML_BLOCKS for inner in block.iterdescendants()):
+        return "".join(block.itertext())
+
+    def outside(element: Any) -> str:
+        parts = [element.text or ""]
+        for child in element:
+            program = child.tag == "code" and "\n" in "".join(child.itertext()).strip()
+            if child.tag not in _HTML_BLOCKS and not program:
+                parts.append(outside(child))
+            parts.append(child.tail or "")
+        return "".join(parts)
+
+    return outside(block)
 
 
 def _code_text(page: str | bytes) -> str:
