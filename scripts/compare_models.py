@@ -53,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
     ]
     scores = [per_document_f1(summarizer, args, documents) for summarizer in summarizers]
     names = [model if sides[0][1] == sides[1][1] else f"{model} ({precision})" for model, precision in sides]
-    if names[0] == names[1]:
-        names = [f"{name} (1)" for name in names[:1]] + [f"{names[1]} (2)"]
+    if names[0] == names[1]:  # a model against itself: its two runs apart
+        names = [f"{names[0]} (1)", f"{names[1]} (2)"]
     rows = {}
     for metric in METRICS:
         difference = np.subtract(scores[0][metric], scores[1][metric])

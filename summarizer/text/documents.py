@@ -175,8 +175,12 @@ def html_paragraphs(page: str | bytes) -> list[str]:
     except ImportError:
         raise UnreadableDocument(f"reading HTML needs trafilatura: {FORMATS_EXTRA}") from None
     logging.getLogger("trafilatura").setLevel(logging.CRITICAL)  # its warnings are ours to say
+    tree = trafilatura.load_html(page)  # parsed once: for the code blocks, then by trafilatura
+    if tree is None:
+        return []
+    code = _code_text(tree)  # before extracting, which changes the tree
     extracted = trafilatura.extract(
-        page,
+        tree,
         output_format="xml",
         favor_recall=True,
         include_comments=False,
@@ -190,13 +194,10 @@ def html_paragraphs(page: str | bytes) -> list[str]:
         return []
     main = etree.fromstring(extracted.encode()).find("main")
     result = []
-    code = None
     for block in main.iter(*_HTML_BLOCKS) if main is not None else ():
         text = " ".join(_own_text(block).split())  # its inner blocks are read on their own
-        if block.tag == "quote":  # a <blockquote>, or a <pre> that trafilatura did not take for code
-            code = _code_text(page) if code is None else code
-            if text in code:
-                continue
+        if block.tag == "quote" and text in code:  # a <pre> of code that trafilatura took for a quote
+            continue
         if _is_running_text(text):  # not a label, a caption or a breadcrumb, as in Markdown
             result.append(text)
     return result
@@ -221,15 +222,10 @@ def _own_text(block: Any) -> str:
     return outside(block)
 
 
-def _code_text(page: str | bytes) -> str:
+def _code_text(tree: Any) -> str:
     """The text of the page's <pre> blocks that a class marks as code (`_CODE_ON_PRE`,
     `_CODE_AROUND`, `_CODE_PREFIXES`), each with its whitespace made single spaces, in page order
     and joined by a space (trafilatura may join neighbouring ones into one block)."""
-    import trafilatura
-
-    tree = trafilatura.load_html(page)
-    if tree is None:
-        return ""
     found = []
     for pre in tree.iter("pre"):
         inner = [child for child in pre if child.tag == "code"]
