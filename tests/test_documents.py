@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -189,6 +190,70 @@ def test_pdf_paragraphs_are_whole_without_headers_or_page_numbers():
     assert "Quarterly Report" not in text and "Page " not in text
     assert f"{PARAGRAPHS[0]} {PARAGRAPHS[0]}" in document.paragraphs
     assert all(paragraph.endswith(".") for paragraph in document.paragraphs)
+
+
+DEJAVU_MONO = Path("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf")
+PROGRAM = ["rc = asn1_create_element(definitions, name, &element);", "if (rc != ASN1_SUCCESS)", "    return rc;"]
+
+
+def verbatim_pdf(body: str = "helvetica", code: str = "courier") -> bytes:
+    """A PDF whose prose introduces a program set in a fixed-pitch font, and quotes code inside a
+    wrapped sentence; `body` and `code` name the fonts (the embedded DejaVu fonts or core ones)."""
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    for name, path in (("body", DEJAVU_MONO.with_name("DejaVuSans.ttf")), ("mono", DEJAVU_MONO)):
+        if name in (body, code):
+            if not path.exists():
+                pytest.skip(f"{path} is not on this machine")
+            pdf.add_font(name, fname=str(path))
+    pdf.add_page()
+    pdf.set_font(body, size=11)
+    pdf.multi_cell(0, 6, f"{PARAGRAPHS[0]} {PARAGRAPHS[1]} The element is created as follows:")
+    pdf.ln(3)
+    pdf.set_font(code, size=10)
+    for line in PROGRAM:
+        pdf.cell(0, 5, line, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(3)
+    pdf.set_font(body, size=11)
+    pdf.multi_cell(0, 6, f"{PARAGRAPHS[2]} The function returns the first error it meets, as in")
+    pdf.set_font(code, size=10)
+    pdf.cell(0, 5, "while (rc == 0) rc = next(element)", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font(body, size=11)
+    pdf.multi_cell(0, 6, "and so a caller checks the code it gets back before anything else.")
+    return bytes(pdf.output())
+
+
+@pytest.mark.parametrize("fonts", [("helvetica", "courier"), ("body", "mono")], ids=["core fonts", "embedded fonts"])
+def test_pdf_programs_in_a_fixed_pitch_font_are_not_text(fonts):
+    paragraphs = Document.from_text(verbatim_pdf(*fonts), "pdf").paragraphs
+    text = " ".join(paragraphs)
+    assert not any(line.strip() in text for line in PROGRAM)  # the program block is gone
+    assert f"{PARAGRAPHS[0]} {PARAGRAPHS[1]} The element is created as follows:" in paragraphs
+    # Code quoted inside an open sentence stays part of it.
+    quoting = f"{PARAGRAPHS[2]} The function returns the first error it meets, as in while (rc == 0) rc = next(element)"
+    assert any(p.startswith(quoting) and p.endswith("before anything else.") for p in paragraphs), paragraphs
+
+
+@pytest.mark.parametrize(
+    "widths, fixed",
+    [([525] * 90, True), ([278, 306, 333, 500] * 20, False), ([272], False), (None, False)],
+    ids=["one width (TeX's cmtt)", "many widths", "too few glyphs to tell", "no widths"],
+)
+def test_a_font_is_fixed_pitch_when_its_glyphs_are_all_as_wide(widths, fixed):
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, NumberObject
+
+    from summarizer.text.documents import _is_fixed_pitch
+
+    font = DictionaryObject({NameObject("/BaseFont"): NameObject("/AKEQKS+CMTT10")})  # no flag, no telling name
+    if widths is not None:
+        font[NameObject("/Widths")] = ArrayObject(NumberObject(width) for width in widths)
+    assert _is_fixed_pitch(font) is fixed
+
+
+def test_a_pdf_set_in_a_fixed_pitch_font_throughout_is_all_text():
+    paragraphs = Document.from_text(verbatim_pdf("courier", "courier"), "pdf").paragraphs
+    assert any(PROGRAM[0] in paragraph for paragraph in paragraphs)
+    assert any(paragraph.startswith(PARAGRAPHS[0]) for paragraph in paragraphs)
 
 
 def test_pdf_encrypted_with_an_empty_password_is_read():

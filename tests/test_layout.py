@@ -58,6 +58,17 @@ def test_a_short_line_that_ends_a_sentence_ends_its_paragraph():
     assert paragraphs(text)[-2:] == ["Short last line.", "A new paragraph starts here without a blank line."]
 
 
+def test_a_heading_that_a_full_line_ran_into_is_not_text():
+    # A PDF page or a hard-wrapped file: a paragraph whose last line is full, then a section
+    # heading on the next line without a blank line between them.
+    text = f"{textwrap.fill(PROSE[0], 60)}\n2 Structure handling\n\n{textwrap.fill(PROSE[1], 60)}\n"
+    assert textwrap.fill(PROSE[0], 60).splitlines()[-1].endswith(".")  # the case: a full line ends the paragraph
+    assert paragraphs(text) == PROSE
+    # A paragraph's last line that goes on with an open sentence stays, whatever it ends with.
+    open_end = PROSE[0][: -len(".")] + " at https://example.org/licenses"
+    assert paragraphs(f"{textwrap.fill(open_end, 60)}\n\n{textwrap.fill(PROSE[1], 60)}\n")[0] == open_end
+
+
 def test_hyphenation_at_a_wrap_is_rejoined_but_compounds_keep_their_hyphen():
     text = (
         "Extractive summarization picks the sentences of a document that say the most about it, and the summar-\n"

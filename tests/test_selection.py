@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from summarizer.modeling.selection import SelectionConfig, select_sentences
+from summarizer.modeling.selection import SelectionConfig, is_title, select_sentences
 
 SENTENCES = [
     "The council approved the new budget on Monday.",  # 0
@@ -126,7 +126,25 @@ def test_a_sentence_introducing_a_list_is_taken_last():
     assert select_sentences(sentences, range(4), scores, SelectionConfig(k=2, order="score")) == [1, 2]
     # only when nothing else is left: a document of lead-ins still gets its summary
     assert select_sentences(sentences, range(4), scores, SelectionConfig(k=4)) == [0, 1, 2, 3]
-    assert select_sentences(["He said: ", "Then this：", "Fine."], range(3), [0.9, 0.8, 0.1], SelectionConfig(k=2)) == [
-        0,
-        2,
-    ]
+    lead_ins = ["He said: ", "Then this：", "That was fine."]
+    assert select_sentences(lead_ins, range(3), [0.9, 0.8, 0.1], SelectionConfig(k=2)) == [0, 2]
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["Grant of Patent License.", "Definitions.", "Tornadoes Fast Facts .", "ET Sunday, AMC .", "3.1 Related Work."],
+)
+def test_a_title_set_as_a_sentence_is_taken_last(title):
+    # A license's run-in section title, a news article's inner heading, a paper's section.
+    sentences = [title, "The licensor grants you a patent license.", "It ends if you sue.", "Notices stay intact."]
+    scores = [0.9, 0.5, 0.4, 0.3]
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=2)) == [1, 2]
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=4)) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["The mayor welcomed the vote.", "It rained.", "Why Now?", "Die Regierung plant Steuern.", "über Alles."],
+)
+def test_sentences_that_say_something_are_not_titles(sentence):
+    assert not is_title(sentence)

