@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import textwrap
 from pathlib import Path
@@ -236,18 +237,60 @@ def test_pdf_programs_in_a_fixed_pitch_font_are_not_text(fonts):
 
 @pytest.mark.parametrize(
     "widths, fixed",
-    [([525] * 90, True), ([278, 306, 333, 500] * 20, False), ([272], False), (None, False)],
-    ids=["one width (TeX's cmtt)", "many widths", "too few glyphs to tell", "no widths"],
+    [([525] * 90, True), ([278, 306, 333, 500] * 20, False), ([272], False), (None, False), ([569.5] * 10, False)],
+    ids=["one width (TeX's cmtt)", "many widths", "too few glyphs to tell", "no widths", "digits alone"],
 )
 def test_a_font_is_fixed_pitch_when_its_glyphs_are_all_as_wide(widths, fixed):
-    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, NumberObject
+    from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, NumberObject
 
     from summarizer.text.documents import _is_fixed_pitch
 
     font = DictionaryObject({NameObject("/BaseFont"): NameObject("/AKEQKS+CMTT10")})  # no flag, no telling name
     if widths is not None:
-        font[NameObject("/Widths")] = ArrayObject(NumberObject(width) for width in widths)
+        font[NameObject("/FirstChar")] = NumberObject(48)  # "0": the digits alone are the first ten
+        font[NameObject("/Widths")] = ArrayObject(FloatObject(width) for width in widths)
     assert _is_fixed_pitch(font) is fixed
+
+
+@pytest.mark.parametrize(
+    ("name", "fixed"), [("/Courier", True), ("/ABCDEF+Consolas", True), ("/MonotypeCorsiva", False)]
+)
+def test_a_damaged_font_dictionary_is_told_by_its_name(name, fixed):
+    from pypdf.generic import DictionaryObject, NameObject, NullObject
+
+    from summarizer.text.documents import _is_fixed_pitch
+
+    null = NullObject()
+    font = DictionaryObject({NameObject("/BaseFont"): NameObject(name), NameObject("/Widths"): null})
+    font[NameObject("/FontDescriptor")] = null
+    assert _is_fixed_pitch(font) is fixed
+
+
+@pytest.mark.parametrize(("fonts", "fixed"), [(("helvetica", "helvetica"), False), (("helvetica", "courier"), True)])
+def test_only_pages_with_a_fixed_pitch_font_are_read_font_by_font(fonts, fixed):
+    # pypdf's text visitor also reads a page's drawings (a figure of many paths: seconds)
+    from pypdf import PdfReader
+
+    from summarizer.text.documents import _uses_fixed_pitch
+
+    assert _uses_fixed_pitch(PdfReader(io.BytesIO(verbatim_pdf(*fonts))).pages[0]) is fixed
+
+
+def test_a_program_inside_an_open_sentence_stays_in_it():
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=11)
+    pdf.multi_cell(0, 6, f"{PARAGRAPHS[0]} To build an element the caller passes the node and")
+    pdf.set_font("courier", size=10)
+    for line in PROGRAM[:2]:
+        pdf.cell(0, 5, line, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("helvetica", size=11)
+    pdf.multi_cell(0, 6, "then checks the result before it goes on.")
+    paragraphs = Document.from_text(bytes(pdf.output()), "pdf").paragraphs
+    text = " ".join(paragraphs)
+    assert "the caller passes the node and rc = asn1_create_element(" in text  # not cut off before the code
+    assert "if (rc != ASN1_SUCCESS) then checks the result" in text
 
 
 def test_a_pdf_set_in_a_fixed_pitch_font_throughout_is_all_text():

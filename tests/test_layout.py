@@ -64,9 +64,26 @@ def test_a_heading_that_a_full_line_ran_into_is_not_text():
     text = f"{textwrap.fill(PROSE[0], 60)}\n2 Structure handling\n\n{textwrap.fill(PROSE[1], 60)}\n"
     assert textwrap.fill(PROSE[0], 60).splitlines()[-1].endswith(".")  # the case: a full line ends the paragraph
     assert paragraphs(text) == PROSE
+    chapter = f"{textwrap.fill(PROSE[0], 60)}\nChapter 2: Structure Handling\n\n{textwrap.fill(PROSE[1], 60)}\n"
+    assert paragraphs(chapter) == PROSE
     # A paragraph's last line that goes on with an open sentence stays, whatever it ends with.
     open_end = PROSE[0][: -len(".")] + " at https://example.org/licenses"
     assert paragraphs(f"{textwrap.fill(open_end, 60)}\n\n{textwrap.fill(PROSE[1], 60)}\n")[0] == open_end
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "This agrees with earlier work [12]",
+        "The effect was strongest in rural areas.3",
+        "The data are at https://example.org/data",
+        "Let me know when the next version is ready",
+        "Great work on this one :-)",
+    ],
+)
+def test_a_last_sentence_without_its_stop_is_not_a_heading(last):
+    text = f"{textwrap.fill(PROSE[0], 60)}\n{last}\n\n{textwrap.fill(PROSE[1], 60)}\n"
+    assert paragraphs(text) == [f"{PROSE[0]} {last}", PROSE[1]]
 
 
 def test_hyphenation_at_a_wrap_is_rejoined_but_compounds_keep_their_hyphen():

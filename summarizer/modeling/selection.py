@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from summarizer.errors import check, check_at_least, check_choice
+from summarizer.text.layout import title_case
 from summarizer.text.words import rouge_words
 
 ORDERS = ("document", "score")
@@ -15,8 +16,6 @@ LEAD_IN_ENDINGS = (":", "\uff1a")  # a colon, ASCII or full-width
 # a number) save English's short function words ("Grant of Patent License.", a section's run-in
 # title; "Tornadoes Fast Facts .", a news article's inner heading).
 MAX_TITLE_WORDS = 6
-_OPENING = "\"'“‘(["
-_TITLE_SMALL_WORDS = frozenset("a an and as at by for from in into nor of on or the to vs with".split())
 
 
 @dataclass(frozen=True)
@@ -58,14 +57,7 @@ def is_title(sentence: str) -> bool:
     if not text.endswith(".") or text.endswith(".."):
         return False
     words = text[:-1].split()
-    return 0 < len(words) <= MAX_TITLE_WORDS and all(
-        _capitalized(word) or (i > 0 and word in _TITLE_SMALL_WORDS) for i, word in enumerate(words)
-    )
-
-
-def _capitalized(word: str) -> bool:
-    first = word.lstrip(_OPENING)[:1]
-    return first.isupper() or first.isdigit()
+    return 0 < len(words) <= MAX_TITLE_WORDS and title_case(words)
 
 
 def stands_apart(sentence: str) -> bool:

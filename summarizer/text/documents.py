@@ -18,7 +18,7 @@ import logging
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,12 +55,15 @@ _PAGE_NUMBER = re.compile(
 # unless most of the document is: then the body itself is typewriter (a printed text file).
 VERBATIM_SHARE = 0.9
 MAX_FIXED_PITCH_SHARE = 0.5
-# A font is fixed-pitch when its descriptor says so, when all of at least this many of its
-# glyphs are as wide (TeX's cmtt and most embedded fonts leave the flag unset), or, for the
-# standard fonts that carry no widths, by name.
+# A font is fixed-pitch when its descriptor says so, when all of its glyphs are as wide and at
+# least this many of them are not digits (TeX's cmtt and most embedded fonts leave the flag
+# unset; a proportional font's digits are often all as wide), or by name (the standard Courier
+# carries no widths).
 MIN_WIDTHS = 10
 _FIXED_PITCH_FLAG = 1
-_FIXED_PITCH_NAME = re.compile(r"(?i)courier|mono")
+_FIXED_PITCH_NAME = re.compile(r"(?i)courier|mono(?!type)|consol|menlo|inconsolata")
+_DIGIT_CODES = range(ord("0"), ord("9") + 1)
+_FORM_DEPTH = 3  # forms drawn inside forms that are looked into for their fonts
 _DIGITS = re.compile(r"\d+")
 _ALPHANUMERIC = re.compile(r"\w")
 # Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
@@ -301,7 +304,11 @@ class _Line:
 
 
 def _page_lines(page: Any) -> list[_Line]:
-    """A page's text (pypdf's `extract_text`, whose pieces the visitor sees in order) in lines."""
+    """A page's text (pypdf's `extract_text`, whose pieces the visitor sees in order) in lines.
+    A page without a fixed-pitch font is read without the visitor, which makes pypdf read
+    drawings too (a figure of many paths took seconds)."""
+    if not _uses_fixed_pitch(page):
+        return [_Line(line) for line in LINE_BREAK.split(page.extract_text() or "")]
     lines = [_Line("")]
     fonts: dict[int, bool] = {}
 
@@ -319,25 +326,55 @@ def _page_lines(page: Any) -> list[_Line]:
     return lines
 
 
-def _is_fixed_pitch(font: Any) -> bool:
-    """Whether a PDF font dictionary is a fixed-pitch font (`MIN_WIDTHS`); not when it cannot
-    be told (a damaged dictionary: its text is read all the same)."""
+def _uses_fixed_pitch(page: Any) -> bool:
+    """Whether a font of the page or of a form it draws is fixed-pitch (yes when that cannot be
+    told: the page is then read with the visitor)."""
+
+    def entries(dictionary: Any, key: str) -> list[Any]:
+        found = dictionary.get(key) if dictionary is not None else None
+        return [value.get_object() for value in found.get_object().values()] if found is not None else []
+
+    def fonts(resources: Any, depth: int) -> Iterator[Any]:
+        resources = resources.get_object() if resources is not None else None
+        yield from entries(resources, "/Font")
+        for drawn in entries(resources, "/XObject") if depth < _FORM_DEPTH else ():
+            if drawn.get("/Subtype") == "/Form":
+                yield from fonts(drawn.get("/Resources"), depth + 1)
+
     try:
-        return _fixed_pitch(font)
+        return any(_is_fixed_pitch(font) for font in fonts(page.get("/Resources"), 0))
+    except Exception:  # pypdf's objects raise many types on damaged values
+        return True
+
+
+def _is_fixed_pitch(font: Any) -> bool:
+    """Whether a PDF font dictionary is a fixed-pitch font (`MIN_WIDTHS`): by its descriptor's
+    flag, its widths or its name, each of which a damaged dictionary may lack."""
+    return any(_tells(test, font) for test in (_flagged_fixed_pitch, _fixed_widths, _named_fixed_pitch))
+
+
+def _tells(test: Callable[[Any], bool], font: Any) -> bool:
+    try:
+        return test(font)
     except Exception:  # pypdf's objects raise many types on damaged values
         return False
 
 
-def _fixed_pitch(font: Any) -> bool:
+def _flagged_fixed_pitch(font: Any) -> bool:
     descriptor = font.get("/FontDescriptor")
     if descriptor is None and "/DescendantFonts" in font:  # a composite font's is its descendant's
         descriptor = font["/DescendantFonts"][0].get_object().get("/FontDescriptor")
-    if descriptor is not None and int(descriptor.get_object().get("/Flags", 0)) & _FIXED_PITCH_FLAG:
-        return True
-    widths = font.get("/Widths")
-    if widths is not None:
-        glyphs = [float(width) for width in widths.get_object() if float(width) > 0]
-        return len(glyphs) >= MIN_WIDTHS and len(set(glyphs)) == 1
+    return descriptor is not None and bool(int(descriptor.get_object().get("/Flags", 0)) & _FIXED_PITCH_FLAG)
+
+
+def _fixed_widths(font: Any) -> bool:
+    first = int(font.get("/FirstChar", 0))
+    widths = {first + i: float(width) for i, width in enumerate(font["/Widths"].get_object()) if float(width) > 0}
+    letters = [code for code in widths if code not in _DIGIT_CODES]
+    return len(letters) >= MIN_WIDTHS and len(set(widths.values())) == 1
+
+
+def _named_fixed_pitch(font: Any) -> bool:
     return bool(_FIXED_PITCH_NAME.search(str(font.get("/BaseFont", ""))))
 
 
@@ -355,16 +392,22 @@ def _without_running_lines(pages: Sequence[list[_Line]]) -> list[_Line]:
 
 
 def _without_verbatim(lines: Sequence[_Line]) -> list[str]:
-    """The lines' text, each block of verbatim lines (`VERBATIM_SHARE`) a blank line instead: a
-    block of two lines or more, or a lone one after a line that ends a sentence or a colon (one
-    inside an open sentence is a sentence that quotes code). Nothing is verbatim in a document
+    """The lines' text, each block of verbatim lines (`VERBATIM_SHARE`) that stands between
+    sentences a blank line instead: one at the start, or after a line that ends a sentence or a
+    colon, unless it is a single line that the next goes on from in lower case. A block inside an
+    open sentence is code the sentence quotes, and stays in it. Nothing is verbatim in a document
     mostly set in a fixed-pitch font (`MAX_FIXED_PITCH_SHARE`)."""
     if sum(line.fixed for line in lines) > MAX_FIXED_PITCH_SHARE * sum(line.size for line in lines):
         return [line.text for line in lines]
+    groups = [
+        (verbatim, [line.text for line in group])
+        for verbatim, group in itertools.groupby(lines, lambda line: line.fixed >= VERBATIM_SHARE * line.size)
+    ]
     result: list[str] = []
-    for verbatim, group in itertools.groupby(lines, lambda line: line.fixed >= VERBATIM_SHARE * line.size):
-        block = [line.text for line in group]
-        if verbatim and (len(block) > 1 or not result or SENTENCE_END.search(result[-1].rstrip())):
+    for i, (verbatim, block) in enumerate(groups):
+        between = not result or SENTENCE_END.search(result[-1].rstrip()) is not None
+        goes_on = i + 1 < len(groups) and groups[i + 1][1][0].lstrip()[:1].islower()
+        if verbatim and between and not (len(block) == 1 and goes_on):
             result.append("")
         else:
             result.extend(block)

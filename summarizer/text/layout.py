@@ -11,7 +11,8 @@ line, as in the benchmark corpora) end the paragraph, as they always did. A word
 a soft wrap is rejoined; a table of contents' lines (leader dots, a page number) are left out.
 In a hard-wrapped document a line that stands alone and ends no sentence (a title, a heading,
 a table row) is layout, not running text, and is left out too, as is a paragraph's last line
-that begins after a sentence and ends none (a heading that a full line ran into). So are reStructuredText's (and
+that begins after a sentence, ends none and reads as a heading (numbered, or in title case: one
+that a full line ran into). So are reStructuredText's (and
 docstrings') code and markup: literal blocks, explicit markup, doctest blocks, underlined
 headings and rules; a list item's bullet is not part of its text, as in Markdown.
 """
@@ -59,6 +60,12 @@ _UNDERLINE = re.compile(r"\s*([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 _COMPOUND = re.compile(r"[^\W\d_]+-[^\W\d_]+")
 _LAST_WORD = re.compile(r"\S+$")
 _FIRST_WORD = re.compile(r"\S+")
+# A heading: a section number ("2", "3.1", "A.") or a chapter's name, then its title; or words
+# each capitalized or a number, English's short function words aside (`title_case`).
+MAX_HEADING_WORDS = 8
+_NUMBERED = re.compile(r"(?:\d{1,3}(?:\.\d{1,3})*\.?|[A-Z]\.|(?i:chapter|section|part|appendix)\s+\w+[.:]?)\s+\S")
+_OPENING = "\"'“‘(["
+_SMALL_WORDS = frozenset("a an and as at by for from in into nor of on or the to vs with".split())
 
 
 def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
@@ -78,8 +85,8 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
         nonlocal current
         # In a hard-wrapped document a lone line that ends no sentence is a title, a heading,
         # a label or a table row: layout, not running text. So is a paragraph's last line that
-        # begins after a sentence and ends none: a heading that a full line ran into.
-        if width is not None and last is not None and not SENTENCE_END.search(current):
+        # begins after a sentence, ends none and reads as a heading: one that a full line ran into.
+        if width is not None and last is not None and is_heading(current[last:]):
             current = current[:last].rstrip()
         if current and (width is None or joined or SENTENCE_END.search(current)):
             result.append(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
@@ -102,6 +109,28 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
             current, joined, last = stripped, False, None
     close()
     return result
+
+
+def is_heading(line: str) -> bool:
+    """Whether `line` reads as a heading (`MAX_HEADING_WORDS`): it ends no sentence, and is
+    numbered as a section or chapter or set in title case."""
+    words = line.split()
+    return (
+        0 < len(words) <= MAX_HEADING_WORDS
+        and not SENTENCE_END.search(line)
+        and (_NUMBERED.match(line.strip()) is not None or title_case(words))
+    )
+
+
+def title_case(words: list[str]) -> bool:
+    """Whether each of `words` begins with a capital or a digit (after an opening quote or
+    bracket), short function words after the first aside."""
+    return all(_capitalized(word) or (i > 0 and word in _SMALL_WORDS) for i, word in enumerate(words))
+
+
+def _capitalized(word: str) -> bool:
+    first = word.lstrip(_OPENING)[:1]
+    return first.isupper() or first.isdigit()
 
 
 def _lines(text: str) -> list[str]:

@@ -62,7 +62,7 @@ ENGLISH_PARAMETERS = Path(__file__).with_name("punkt_english.json.gz")
 # What those parameters lack for news: titles before a name ("Wisconsin Gov." / "Scott Walker
 # signed...", in 81 of the 1,000 CNN/DailyMail validation articles) and a rank ("the world No." /
 # "1, she..."; Punkt's type for a number).
-ENGLISH_TITLES = frozenset("amb atty brig capt cmdr cpl det gov hon insp mt pvt rev sens sgt supt".split())
+ENGLISH_TITLES = frozenset("amb atty brig capt cmdr cpl det gov hon insp pvt rev sens sgt supt".split())
 ENGLISH_COLLOCATIONS = frozenset({("no", "##number##")})
 LANGUAGES_EXTRA = "pip install 'bertsum[languages]'"
 
