@@ -458,9 +458,10 @@ def test_weight_averaging_leaves_the_training_itself_alone(
     def saved(result: TrainResult) -> dict:  # the checkpoint of the second epoch's end
         return torch.load(result.run_dir / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=True)
 
-    weights, last = saved(plain)["state_dict"], saved(averaged)["current_model_state"]
+    weights, ema = saved(plain)["state_dict"], saved(averaged)
+    last = ema["current_model_state"]
     assert weights.keys() == last.keys() and all(torch.equal(weights[k], last[k]) for k in weights)
-    assert not all(torch.equal(weights[k], saved(averaged)["state_dict"][k]) for k in weights)  # the average
+    assert not all(torch.equal(weights[k], ema["state_dict"][k]) for k in weights)  # the average
 
 
 def test_weight_averaging_averages_the_weights_and_leaves_integer_buffers_whole(tiny_encoder_dir: Path) -> None:

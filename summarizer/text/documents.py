@@ -285,9 +285,11 @@ def pdf_paragraphs(data: bytes) -> list[str]:
     lines = _without_running_lines(pages)
     if not lines:
         raise UnreadableDocument("the PDF has no text layer (a scanned document?): run OCR on it first")
-    text = unicodedata.normalize("NFKC", "\n".join(_without_verbatim(lines)))
-    whole = unicodedata.normalize("NFKC", "\n".join(line.text for line in lines))
-    return [" ".join(paragraph.split()) for paragraph in text_paragraphs(text, wrapped_as=whole)]  # words spaced once
+    whole = "\n".join(line.text for line in lines)
+    text = "\n".join(_without_verbatim(lines))
+    wrapped_as = unicodedata.normalize("NFKC", whole) if text != whole else None  # only when a block went
+    paragraphs = text_paragraphs(unicodedata.normalize("NFKC", text), wrapped_as=wrapped_as)
+    return [" ".join(paragraph.split()) for paragraph in paragraphs]  # words spaced once
 
 
 @dataclass(frozen=True)
@@ -300,7 +302,12 @@ class _Line:
 
     @property
     def size(self) -> int:
-        return len("".join(self.text.split()))
+        return _visible(self.text)
+
+
+def _visible(text: str) -> int:
+    """How many characters of `text` are not white space."""
+    return len("".join(text.split()))
 
 
 def _page_lines(page: Any) -> list[_Line]:
@@ -320,7 +327,7 @@ def _page_lines(page: Any) -> list[_Line]:
             if i:
                 lines.append(_Line(""))
             last = lines[-1]
-            lines[-1] = _Line(last.text + part, last.fixed + (len("".join(part.split())) if fixed else 0))
+            lines[-1] = _Line(last.text + part, last.fixed + (_visible(part) if fixed else 0))
 
     page.extract_text(visitor_text=visit)
     return lines
