@@ -293,6 +293,75 @@ def test_a_program_inside_an_open_sentence_stays_in_it():
     assert "if (rc != ASN1_SUCCESS) then checks the result" in text
 
 
+def spaced_pdf(lines: list[list[tuple[str, float]]], word: float = 0.0) -> bytes:
+    """Lines of pieces (text, character spacing) set as groff and Ghostscript set justified text:
+    each piece its own string, placed by `Td` after the last, with `word` spacing (`Tw`) after
+    each space and its character spacing (`Tc`) after each glyph (the last one's overridden by
+    the next `Td`)."""
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF(unit="pt")
+    pdf.add_page()
+    pdf.set_font("helvetica", size=12)
+    pdf.text(0, 0, " ")  # puts the font on the page as /F1
+    operations = ["BT /F1 12 Tf"]
+    for row, pieces in enumerate(lines):
+        operations.append(f"1 0 0 1 72 {700 - 14 * row} Tm")
+        for piece, character in pieces:
+            operations.append(f"{word} Tw {character} Tc ({piece}) Tj")
+            advance = pdf.get_string_width(piece) + word * piece.count(" ") + character * (len(piece) - 1)
+            operations.append(f"{advance:.3f} 0 Td")
+    pdf._out("\n".join([*operations, "ET"]))
+    return bytes(pdf.output())
+
+
+@pytest.mark.parametrize(
+    "lines, word, expected",
+    [
+        (  # groff's justified lines: a word broken at a kerned pair under word spacing
+            [
+                [("It has come to my attention that you ha", 0), ("ve been lobbying the go", 0), ("vernment to", 0)],
+                [("prohibit the use of open source softw", 0), ("are.", 0)],
+            ],
+            3.0,
+            "It has come to my attention that you have been lobbying the government to prohibit the use of open "
+            "source software.",
+        ),
+        (  # Ghostscript's: the gap between two words as character spacing after the first one's last glyph
+            [[("Therefore", 0), (",i", 3), ("n the inde", 0), ("xi", 3), ("sc", 3), ("orrect.", 0)]],
+            0.0,
+            "Therefore, in the index is correct.",
+        ),
+        (  # letters spaced a little: no gaps
+            [[("Letters set a little apart stay words.", 0.4)]],
+            0.0,
+            "Letters set a little apart stay words.",
+        ),
+    ],
+    ids=["word spacing", "character spacing", "letter spacing"],
+)
+def test_pdf_words_are_neither_cut_nor_run_together_by_their_spacing(lines, word, expected):
+    assert Document.from_text(spaced_pdf(lines, word), "pdf").paragraphs == (expected,)
+
+
+def test_spacing_is_made_explicit_only_where_it_applies():
+    from pypdf.generic import ArrayObject, ByteStringObject, FloatObject, NameObject, NumberObject
+
+    from summarizer.text.pdf_spacing import _explicit
+
+    shown = ([ByteStringObject(b"a b")], b"Tj")
+    font = [NameObject("/F1"), NumberObject(10)]
+    # q and Q save and restore the spacing: after Q there is none
+    unchanged = [([], b"q"), ([NumberObject(2)], b"Tw"), ([], b"Q"), shown]
+    assert _explicit(unchanged, set()) == (unchanged, False)
+    # a composite font's codes are not glyphs: its strings are left whole
+    composite = [(font, b"Tf"), ([NumberObject(2)], b"Tw"), shown]
+    assert _explicit(composite, {"/F1"}) == (composite, False)
+    operations, changed = _explicit([(font, b"Tf"), ([NumberObject(2)], b"Tw"), shown], set())
+    array = ArrayObject([ByteStringObject(b"a "), FloatObject(-200), ByteStringObject(b"b")])
+    assert changed and operations[-3] == ([array], b"TJ")
+    assert operations[-2:] == [([FloatObject(2)], b"Tw"), ([FloatObject(0)], b"Tc")]  # as before the string
+
+
 def test_a_pdf_set_in_a_fixed_pitch_font_throughout_is_all_text():
     paragraphs = Document.from_text(verbatim_pdf("courier", "courier"), "pdf").paragraphs
     assert any(PROGRAM[0] in paragraph for paragraph in paragraphs)

@@ -71,6 +71,18 @@ def test_a_heading_that_a_full_line_ran_into_is_not_text():
     assert paragraphs(f"{textwrap.fill(open_end, 60)}\n\n{textwrap.fill(PROSE[1], 60)}\n")[0] == open_end
 
 
+def test_a_heading_in_capitals_ends_its_line_before_a_command_in_lower_case():
+    # A manual page read from a PDF: its sections' headings at the margin, then text that starts
+    # with the command's name, in lower case; no blank lines, no indentation left.
+    description = "find searches the directory tree rooted at each starting-point by evaluating the given expression."
+    text = f"NAME\nfind - search for files in a directory hierarchy\nDESCRIPTION\n{textwrap.fill(description, 72)}\n"
+    text += f"SEE ALSO\n{textwrap.fill(PROSE[0], 72)}\n"
+    assert paragraphs(text) == [description, PROSE[0]]
+    # A line in capitals that is full goes on as any full line does.
+    shouting = "THE LICENSES FOR MOST SOFTWARE ARE DESIGNED TO TAKE AWAY YOUR freedom to share and change the works."
+    assert paragraphs(f"{textwrap.fill(shouting, 60)}\n{textwrap.fill(PROSE[1], 60)}\n") == [shouting, PROSE[1]]
+
+
 @pytest.mark.parametrize(
     "last",
     [

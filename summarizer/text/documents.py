@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from summarizer.errors import InputError, first_line
 from summarizer.text.layout import LINE_BREAK, SENTENCE_END
 from summarizer.text.layout import paragraphs as text_paragraphs
+from summarizer.text.pdf_spacing import explicit_spacing
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -313,7 +314,9 @@ def _visible(text: str) -> int:
 def _page_lines(page: Any) -> list[_Line]:
     """A page's text (pypdf's `extract_text`, whose pieces the visitor sees in order) in lines.
     A page without a fixed-pitch font is read without the visitor, which makes pypdf read
-    drawings too (a figure of many paths took seconds)."""
+    drawings too (a figure of many paths took seconds). Word and character spacing are made
+    explicit first (`pdf_spacing`), so that words are neither cut nor run together."""
+    explicit_spacing(page)
     if not _uses_fixed_pitch(page):
         return [_Line(line) for line in LINE_BREAK.split(page.extract_text() or "")]
     lines = [_Line("")]

@@ -5,8 +5,9 @@ next line goes on with a sentence the line left open (it starts in lower case), 
 document is hard-wrapped and the line is full: the first word of the next line would not have
 fitted within the document's wrap width, which is why the line was broken there. A line that is
 not full (a title, a heading, the last line of a paragraph, an address line) before one that
-starts a sentence, a next line that starts a list item or is indented past the current line's
-text, and the line breaks of a document that is not hard-wrapped (one paragraph or sentence per
+starts a sentence, a heading in capitals before a line in lower case (a manual page's
+"DESCRIPTION", then its command's name), a next line that starts a list item or is indented past
+the current line's text, and the line breaks of a document that is not hard-wrapped (one paragraph or sentence per
 line, as in the benchmark corpora) end the paragraph, as they always did. A word hyphenated at
 a soft wrap is rejoined; a table of contents' lines (leader dots, a page number) are left out.
 In a hard-wrapped document a line that stands alone and ends no sentence (a title, a heading,
@@ -238,12 +239,13 @@ def wrap_width(lines: list[str]) -> int | None:
 def _soft(line: str, following: str, width: int | None) -> bool:
     """Whether the break between `line` and the `following` one is a soft wrap: the next line
     continues a sentence (it starts in lower case after a line that ends none), or the line is
-    full in a hard-wrapped document; never before a list item or an indented line."""
+    full in a hard-wrapped document; never before a list item or an indented line, nor after a
+    heading in capitals that is not full."""
     line, following = line.expandtabs(), following.expandtabs()
     body = following.lstrip()
     if _LIST_ITEM.match(body):
         return False
-    if body[:1].islower() and not SENTENCE_END.search(line):
+    if body[:1].islower() and not SENTENCE_END.search(line) and not _in_capitals(line):
         return True
     item = _LIST_ITEM.match(line.lstrip())
     text_column = len(line) - len(line.lstrip()) + (item.end() if item else 0)
@@ -253,6 +255,15 @@ def _soft(line: str, following: str, width: int | None) -> bool:
         return False
     next_word = _FIRST_WORD.match(body)
     return len(line) + 1 + len(next_word.group() if next_word else "") > width * (1 - SLACK)
+
+
+def _in_capitals(line: str) -> bool:
+    """Whether `line` is a heading in capitals ("DESCRIPTION", "SEE ALSO"): at most
+    `MAX_HEADING_WORDS` words, two letters or more and none in lower case. A manual page's
+    sections begin with one, then a line in lower case (a command's name) that goes on with no
+    sentence of the heading's."""
+    letters = [c for c in line if c.isalpha()]
+    return len(letters) >= 2 and not any(c.islower() for c in letters) and len(line.split()) <= MAX_HEADING_WORDS
 
 
 def _dehyphenate(current: str, line: str, compounds: set[str]) -> str:
