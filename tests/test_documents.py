@@ -323,43 +323,72 @@ def spaced_pdf(lines: list[list[tuple[str, float]]], word: float = 0.0) -> bytes
                 [("prohibit the use of open source softw", 0), ("are.", 0)],
             ],
             3.0,
-            "It has come to my attention that you have been lobbying the government to prohibit the use of open "
-            "source software.",
+            (
+                "It has come to my attention that you have been lobbying the government to prohibit the use of open "
+                "source software.",
+            ),
         ),
         (  # Ghostscript's: the gap between two words as character spacing after the first one's last glyph
             [[("Therefore", 0), (",i", 3), ("n the inde", 0), ("xi", 3), ("sc", 3), ("orrect.", 0)]],
             0.0,
-            "Therefore, in the index is correct.",
+            ("Therefore, in the index is correct.",),
         ),
-        (  # letters spaced a little: no gaps
-            [[("Letters set a little apart stay words.", 0.4)]],
+        (  # a heading set wide, then letters spaced a little: no gaps between words
+            [[("CONTENTS", 2.0)], [("Letters set a little apart stay words.", 0.4)]],
             0.0,
-            "Letters set a little apart stay words.",
+            ("CONTENTS", "Letters set a little apart stay words."),
         ),
     ],
     ids=["word spacing", "character spacing", "letter spacing"],
 )
 def test_pdf_words_are_neither_cut_nor_run_together_by_their_spacing(lines, word, expected):
-    assert Document.from_text(spaced_pdf(lines, word), "pdf").paragraphs == (expected,)
+    assert Document.from_text(spaced_pdf(lines, word), "pdf").paragraphs == expected
 
 
 def test_spacing_is_made_explicit_only_where_it_applies():
     from pypdf.generic import ArrayObject, ByteStringObject, FloatObject, NameObject, NumberObject
 
-    from summarizer.text.pdf_spacing import _explicit
+    from summarizer.text.pdf_spacing import _explicit, _explicit_show
 
-    shown = ([ByteStringObject(b"a b")], b"Tj")
-    font = [NameObject("/F1"), NumberObject(10)]
+    def shown(*items):
+        return ArrayObject(ByteStringObject(item) if isinstance(item, bytes) else FloatObject(item) for item in items)
+
+    font = ([NameObject("/F1"), NumberObject(10)], b"Tf")
+    text = ([ByteStringObject(b"a b")], b"Tj")
     # q and Q save and restore the spacing: after Q there is none
-    unchanged = [([], b"q"), ([NumberObject(2)], b"Tw"), ([], b"Q"), shown]
-    assert _explicit(unchanged, set()) == (unchanged, False)
-    # a composite font's codes are not glyphs: its strings are left whole
-    composite = [(font, b"Tf"), ([NumberObject(2)], b"Tw"), shown]
-    assert _explicit(composite, {"/F1"}) == (composite, False)
-    operations, changed = _explicit([(font, b"Tf"), ([NumberObject(2)], b"Tw"), shown], set())
-    array = ArrayObject([ByteStringObject(b"a "), FloatObject(-200), ByteStringObject(b"b")])
-    assert changed and operations[-3] == ([array], b"TJ")
+    unchanged = [font, ([], b"q"), ([NumberObject(2)], b"Tw"), ([], b"Q"), text]
+    assert _explicit(unchanged, {"/F1"}) == (unchanged, False)
+    # a font that is not simple (composite, Type 3, unknown, damaged): its strings are left whole
+    spaced = [font, ([NumberObject(2)], b"Tw"), text]
+    assert _explicit(spaced, set()) == (spaced, False)
+    operations, changed = _explicit(spaced, {"/F1"})
+    assert changed and operations[-3] == ([shown(b"a ", -200, b"b")], b"TJ")
     assert operations[-2:] == [([FloatObject(2)], b"Tw"), ([FloatObject(0)], b"Tc")]  # as before the string
+    # `"` sets both spacings and goes to the next line; `'` goes to the next line
+    operations, _ = _explicit([font, ([NumberObject(1), NumberObject(0), ByteStringObject(b"c d")], b'"')], {"/F1"})
+    assert [operator for _, operator in operations] == [b"Tf", b"Tw", b"Tc", b"T*", b"Tw", b"Tc", b"TJ", b"Tw", b"Tc"]
+    assert operations[6] == ([shown(b"c ", -100, b"d")], b"TJ")
+    # Ghostscript's gaps: character spacing between glyphs, taken back by the array's own offsets
+    assert _explicit_show(shown(b"xi", 250, b"sc"), 0.0, 2.5, 10) == (shown(b"x", -250, b"is", -250, b"c"), 0.0)
+    # letters set wide, and character spacing too small to part words, stay as they are
+    assert _explicit_show(shown(b"CONTENTS"), 0.0, 2.5, 10) is None
+    assert _explicit_show(shown(b"ab"), 0.0, 0.4, 10) is None
+    assert _explicit_show(shown(b"a b"), 2.0, 0.4, 10) == (shown(b"a ", -200, b"b"), 0.4)  # Tc left to pypdf
+
+
+def test_a_damaged_font_entry_leaves_the_other_fonts_simple():
+    from pypdf.generic import DictionaryObject, NameObject, NumberObject
+
+    from summarizer.text.pdf_spacing import _simple_fonts
+
+    fonts = DictionaryObject({
+        NameObject("/F1"): DictionaryObject({NameObject("/Subtype"): NameObject("/Type1")}),
+        NameObject("/F2"): DictionaryObject({NameObject("/Subtype"): NameObject("/Type0")}),
+        NameObject("/F3"): DictionaryObject({NameObject("/Subtype"): NameObject("/Type3")}),
+        NameObject("/F9"): NumberObject(5),  # damaged
+    })  # fmt: skip
+    page = DictionaryObject({NameObject("/Resources"): DictionaryObject({NameObject("/Font"): fonts})})
+    assert _simple_fonts(page) == {"/F1"}
 
 
 def test_a_pdf_set_in_a_fixed_pitch_font_throughout_is_all_text():

@@ -78,9 +78,16 @@ def test_a_heading_in_capitals_ends_its_line_before_a_command_in_lower_case():
     text = f"NAME\nfind - search for files in a directory hierarchy\nDESCRIPTION\n{textwrap.fill(description, 72)}\n"
     text += f"SEE ALSO\n{textwrap.fill(PROSE[0], 72)}\n"
     assert paragraphs(text) == [description, PROSE[0]]
-    # A line in capitals that is full goes on as any full line does.
-    shouting = "THE LICENSES FOR MOST SOFTWARE ARE DESIGNED TO TAKE AWAY YOUR freedom to share and change the works."
-    assert paragraphs(f"{textwrap.fill(shouting, 60)}\n{textwrap.fill(PROSE[1], 60)}\n") == [shouting, PROSE[1]]
+    # Words in capitals inside a sentence, on a line that a full line ran into (capitals are wide:
+    # in a PDF such a line holds fewer characters than the width), go on with it.
+    licensed = (
+        "The work is licensed under the License and is distributed on an basis as provided\n"
+        "AS IS, WITHOUT WARRANTIES OR CONDITIONS\n"
+        "of any kind, either express or implied, and you may not use it except as allowed.\n"
+    )
+    assert paragraphs(f"{licensed}\n{textwrap.fill(PROSE[1], 82)}\n") == [" ".join(licensed.split()), PROSE[1]]
+    # A script without case has no capitals: a line of it is no heading.
+    assert paragraphs("其中最重要的是\niPhone 上运行的客户端。") == ["其中最重要的是 iPhone 上运行的客户端。"]
 
 
 @pytest.mark.parametrize(

@@ -97,7 +97,7 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
         if not stripped:
             close()
             current, joined, last = "", False, None
-        elif current and _soft(lines[i - 1], line, width):
+        elif current and _soft(lines[i - 1], line, width, alone=current == lines[i - 1].strip()):
             last = len(current) + 1 if SENTENCE_END.search(current) else None
             if _HYPHENATED.search(current) and stripped[:1].islower():
                 compounds = set(_COMPOUND.findall(text)) if compounds is None else compounds
@@ -236,16 +236,16 @@ def wrap_width(lines: list[str]) -> int | None:
     return width if MIN_WRAP_WIDTH <= width <= MAX_WRAP_WIDTH else None
 
 
-def _soft(line: str, following: str, width: int | None) -> bool:
+def _soft(line: str, following: str, width: int | None, alone: bool = False) -> bool:
     """Whether the break between `line` and the `following` one is a soft wrap: the next line
     continues a sentence (it starts in lower case after a line that ends none), or the line is
     full in a hard-wrapped document; never before a list item or an indented line, nor after a
-    heading in capitals that is not full."""
+    heading in capitals that is not full and stands `alone` (no line before it joined)."""
     line, following = line.expandtabs(), following.expandtabs()
     body = following.lstrip()
     if _LIST_ITEM.match(body):
         return False
-    if body[:1].islower() and not SENTENCE_END.search(line) and not _in_capitals(line):
+    if body[:1].islower() and not SENTENCE_END.search(line) and not (alone and _in_capitals(line)):
         return True
     item = _LIST_ITEM.match(line.lstrip())
     text_column = len(line) - len(line.lstrip()) + (item.end() if item else 0)
@@ -259,11 +259,12 @@ def _soft(line: str, following: str, width: int | None) -> bool:
 
 def _in_capitals(line: str) -> bool:
     """Whether `line` is a heading in capitals ("DESCRIPTION", "SEE ALSO"): at most
-    `MAX_HEADING_WORDS` words, two letters or more and none in lower case. A manual page's
+    `MAX_HEADING_WORDS` words, two letters or more, all capitals (a script without case has
+    none). A manual page's
     sections begin with one, then a line in lower case (a command's name) that goes on with no
     sentence of the heading's."""
     letters = [c for c in line if c.isalpha()]
-    return len(letters) >= 2 and not any(c.islower() for c in letters) and len(line.split()) <= MAX_HEADING_WORDS
+    return len(letters) >= 2 and all(c.isupper() for c in letters) and len(line.split()) <= MAX_HEADING_WORDS
 
 
 def _dehyphenate(current: str, line: str, compounds: set[str]) -> str:
