@@ -67,6 +67,18 @@ def test_titles_before_names_and_ranks_do_not_end_news_sentences(sentences: list
     assert split_sentences(" ".join(sentences)) == sentences
 
 
+@pytest.mark.parametrize(
+    "sentences",
+    [
+        ["Early to bed makes a man healthy, wealthy, and . . . a criminal?", "A worker was fined."],  # CNN
+        ["The court held . . . that the statute was void.", "It was appealed."],  # a legal quotation
+        ["He paused. . . .", "Then he spoke again."],  # a full stop, then the ellipsis: the sentence ends
+    ],
+)
+def test_a_spaced_ellipsis_is_one_mark(sentences: list[str]) -> None:
+    assert split_sentences(" ".join(sentences)) == sentences
+
+
 def test_line_breaks_end_sentences_even_without_punctuation() -> None:
     text = "A headline without a period\nFirst paragraph. It has two sentences.\n\n   Last paragraph"
     assert split_sentences(text) == [

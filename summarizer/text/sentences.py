@@ -30,6 +30,9 @@ _CLOSES = re.compile(r"[\"'”’»)\]]+[,;:.)]")  # a closing quote or bracket,
 _WORD = re.compile(r"\w")
 _EXCLAIMS = re.compile(r"[!?][\"'”’»)\]]*$")
 _RANK = re.compile(r"(?:^|\s)No\.$")  # "the world No." before "1": a rank, not a sentence's end
+# A spaced ellipsis (". . .", in legal and academic quotations and groff's output) is one mark:
+# Punkt ends a sentence at each of its dots, and it ends none before a lower-case word.
+_SPACED_ELLIPSIS = re.compile(r"(?:^|\s)\.\s\.\s\.[\"'”’»)\]]*$")
 # Punkt reads a longer line a window at a time (the window's last sentence, perhaps cut short,
 # is read again at the start of the next), so each call stays well within NLTK's time limit on
 # one regular-expression scan and time grows linearly with the line.
@@ -160,7 +163,8 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
     a quote or bracket before more punctuation) joins the sentence before it, and citation marks
     ("[3]") move to the sentence they follow. In text that is not all lower case, a '!' or '?'
     before a lower-case word ("Yahoo! is", "the panic! macro") ends no sentence either, nor does
-    "No." before a number ("the world No. 1")."""
+    "No." before a number ("the world No. 1"), nor a dot of a spaced ellipsis (". . .") but the
+    last, which ends none before a lower-case word ("and . . . a criminal?")."""
     result: list[tuple[int, int]] = []
     cased = line != line.lower()
     for start, end, after_cut in spans:
@@ -170,8 +174,14 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
             continue
         first, last = result[-1]
         if start != last:  # white space before it: Punkt's break stands, unless it went on
-            exclaims = cased and _EXCLAIMS.search(line[first:last]) is not None and sentence[:1].islower()
-            goes_on = exclaims or (_RANK.search(line[first:last]) is not None and sentence[:1].isdigit())
+            before = line[first:last]
+            exclaims = cased and _EXCLAIMS.search(before) is not None and sentence[:1].islower()
+            goes_on = (
+                exclaims
+                or (_RANK.search(before) is not None and sentence[:1].isdigit())
+                or sentence[:1] == "."  # the next dot of a spaced ellipsis
+                or (_SPACED_ELLIPSIS.search(before) is not None and sentence[:1].islower())
+            )
             result[-1:] = [(first, end)] if goes_on else [(first, last), (start, end)]
             continue
         citations = _CITATIONS.match(sentence)
