@@ -348,32 +348,56 @@ def test_pdf_words_are_neither_cut_nor_run_together_by_their_spacing(lines, word
 def test_spacing_is_made_explicit_only_where_it_applies():
     from pypdf.generic import ArrayObject, ByteStringObject, FloatObject, NameObject, NumberObject
 
-    from summarizer.text.pdf_spacing import _explicit, _explicit_show
+    from summarizer.text.pdf_spacing import _explicit
 
     def shown(*items):
         return ArrayObject(ByteStringObject(item) if isinstance(item, bytes) else FloatObject(item) for item in items)
 
-    font = ([NameObject("/F1"), NumberObject(10)], b"Tf")
-    text = ([ByteStringObject(b"a b")], b"Tj")
+    def spaced(word, character, *items):
+        operations = [([NameObject("/F1"), NumberObject(10)], b"Tf"), ([], b"BT")]
+        operations += [([FloatObject(word)], b"Tw"), ([FloatObject(character)], b"Tc")]
+        return operations + [([shown(*items)], b"TJ")]
+
+    def shows(operations):  # what the rewritten operations show, and under which spacing
+        state, found = {}, []
+        for operands, operator in operations:
+            if operator in (b"Tw", b"Tc"):
+                state[operator] = float(operands[0])
+            elif operator in (b"TJ", b"Tj"):
+                found.append((list(operands[0]) if operator == b"TJ" else operands[0], state[b"Tw"], state[b"Tc"]))
+        return found
+
     # q and Q save and restore the spacing: after Q there is none
-    unchanged = [font, ([], b"q"), ([NumberObject(2)], b"Tw"), ([], b"Q"), text]
+    unchanged = [
+        *spaced(0, 0, b"a b")[:2],
+        ([], b"q"),
+        ([NumberObject(2)], b"Tw"),
+        ([], b"Q"),
+        spaced(0, 0, b"a b")[-1],
+    ]
     assert _explicit(unchanged, {"/F1"}) == (unchanged, False)
     # a font that is not simple (composite, Type 3, unknown, damaged): its strings are left whole
-    spaced = [font, ([NumberObject(2)], b"Tw"), text]
-    assert _explicit(spaced, set()) == (spaced, False)
-    operations, changed = _explicit(spaced, {"/F1"})
-    assert changed and operations[-3] == ([shown(b"a ", -200, b"b")], b"TJ")
-    assert operations[-2:] == [([FloatObject(2)], b"Tw"), ([FloatObject(0)], b"Tc")]  # as before the string
-    # `"` sets both spacings and goes to the next line; `'` goes to the next line
-    operations, _ = _explicit([font, ([NumberObject(1), NumberObject(0), ByteStringObject(b"c d")], b'"')], {"/F1"})
+    assert _explicit(spaced(2, 0, b"a b"), set()) == (spaced(2, 0, b"a b"), False)
+    # word spacing after each space; the spacing as it was after the string
+    operations, changed = _explicit(spaced(2, 0, b"a b"), {"/F1"})
+    assert changed and shows(operations) == [([b"a ", -200, b"b"], 0, 0)]
+    assert operations[-2:] == [([FloatObject(2)], b"Tw"), ([FloatObject(0)], b"Tc")]
+    # `"` sets both spacings and goes to the next line
+    quoted = [spaced(0, 0)[0], ([NumberObject(1), NumberObject(0), ByteStringObject(b"c d")], b'"')]
+    operations, _ = _explicit(quoted, {"/F1"})
     assert [operator for _, operator in operations] == [b"Tf", b"Tw", b"Tc", b"T*", b"Tw", b"Tc", b"TJ", b"Tw", b"Tc"]
-    assert operations[6] == ([shown(b"c ", -100, b"d")], b"TJ")
-    # Ghostscript's gaps: character spacing between glyphs, taken back by the array's own offsets
-    assert _explicit_show(shown(b"xi", 250, b"sc"), 0.0, 2.5, 10) == (shown(b"x", -250, b"is", -250, b"c"), 0.0)
-    # letters set wide, and character spacing too small to part words, stay as they are
-    assert _explicit_show(shown(b"CONTENTS"), 0.0, 2.5, 10) is None
-    assert _explicit_show(shown(b"ab"), 0.0, 0.4, 10) is None
-    assert _explicit_show(shown(b"a b"), 2.0, 0.4, 10) == (shown(b"a ", -200, b"b"), 0.4)  # Tc left to pypdf
+    assert shows(operations) == [([b"c ", -100, b"d"], 0, 0)]
+    # Ghostscript's gaps: character spacing between glyphs, taken back by the array's own offsets;
+    # the last glyph keeps its spacing (it moves the pen to the next string, it parts no words)
+    operations, _ = _explicit(spaced(0, 2.5, b"xi", 250, b"sc"), {"/F1"})
+    assert shows(operations) == [([b"x", -250, b"is", -250], 0, 0), (b"c", 0, 2.5)]
+    # letters set wide, then the same spacing again in the text object, and spacing too small to
+    # part words: left as they are
+    wide = [*spaced(0, 2.5, b"NU MANU"), ([shown(b"AL")], b"TJ")]
+    assert _explicit(wide, {"/F1"}) == (wide, False)
+    assert _explicit(spaced(0, 0.4, b"ab"), {"/F1"}) == (spaced(0, 0.4, b"ab"), False)
+    operations, _ = _explicit(spaced(2, 0.4, b"a b"), {"/F1"})
+    assert shows(operations) == [([b"a ", -200, b"b"], 0, 0.4)]  # character spacing left to pypdf
 
 
 def test_a_damaged_font_entry_leaves_the_other_fonts_simple():

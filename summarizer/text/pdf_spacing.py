@@ -81,9 +81,10 @@ def _explicit(operations: list[tuple[list[Any], bytes]], simple_fonts: set[str])
     """`operations` with each string that a simple font shows under word or character spacing
     shown by a `TJ` array with that spacing as offsets, `Tw` and `Tc` at 0 around it (and as they
     were after it), and whether anything changed."""
-    from pypdf.generic import FloatObject, NumberObject
+    from pypdf.generic import ByteStringObject, FloatObject, NumberObject
 
     word, character, size, simple = 0.0, 0.0, 1.0, False
+    tracked: float | None = None  # the character spacing of letters set wide in this text object
     saved: list[tuple[float, float, float, bool]] = []  # q and Q save and restore the text state
     result: list[tuple[list[Any], bytes]] = []
     changed = False
@@ -92,6 +93,8 @@ def _explicit(operations: list[tuple[list[Any], bytes]], simple_fonts: set[str])
             saved.append((word, character, size, simple))
         elif operator == b"Q" and saved:
             word, character, size, simple = saved.pop()
+        elif operator == b"BT":
+            tracked = None
         elif operator == b"Tf" and len(operands) >= 2:
             simple = str(operands[0]) in simple_fonts
             size = _number(operands[1], size)
@@ -104,32 +107,31 @@ def _explicit(operations: list[tuple[list[Any], bytes]], simple_fonts: set[str])
             result += [([operands[0]], b"Tw"), ([operands[1]], b"Tc")]
             operands, operator = [operands[2]], b"'"
         shown = (operands[0] if operator == b"TJ" else operands[:1]) if operator in _SHOW and operands else None
-        explicit = _explicit_show(shown, word, character, size) if simple and isinstance(shown, list) else None
-        if explicit is None:
+        if not simple or not isinstance(shown, list) or size <= 0 or _length(shown) > MAX_STRING_BYTES:
             result.append((operands, operator))
             continue
-        array, kept = explicit  # kept: the character spacing left to pypdf (letters set wide)
+        # Character spacing parts words where it is a tenth of the font size or more, unless the
+        # letters are set wide: three gaps in a row here, or the spacing of such a string before.
+        gap = character >= MIN_GAP * size and character != tracked
+        if gap and _letter_spaced(shown, -1000 * character / size):
+            gap, tracked = False, character
+        if not word and not gap:
+            result.append((operands, operator))
+            continue
+        array, final = _offsets(shown, -1000 * word / size, -1000 * character / size if gap else 0.0)
         if operator == b"'":
             result.append(([], b"T*"))
-        result += [([NumberObject(0)], b"Tw"), ([FloatObject(kept)], b"Tc"), ([array], b"TJ")]
+        result += [([NumberObject(0)], b"Tw"), ([FloatObject(0.0 if gap else character)], b"Tc")]
+        result += [([array], b"TJ")] if array else []
         result += [([FloatObject(word)], b"Tw"), ([FloatObject(character)], b"Tc")]
+        if final is not None:  # the last glyph as it was: the spacing after it moves the pen, no gap
+            result.append(([ByteStringObject(final)], b"Tj"))
         changed = True
     return result, changed
 
 
-def _explicit_show(shown: list[Any], word: float, character: float, size: float) -> tuple[Any, float] | None:
-    """The `TJ` array that shows `shown` (strings and offsets) with the word spacing, and the
-    character spacing where it makes gaps, as offsets, with the character spacing left as it is
-    (0 if it is in the array); None when there is nothing to make explicit."""
-    if size <= 0 or sum(len(item) for item in shown if isinstance(item, bytes)) > MAX_STRING_BYTES:
-        return None  # no size (or a mirrored one), or too long to take apart
-    gap = character >= MIN_GAP * size  # can it part two glyphs into two words?
-    per_glyph = -1000 * character / size
-    if gap and _letter_spaced(shown, per_glyph):
-        gap = False
-    if not word and not gap:
-        return None
-    return _offsets(shown, -1000 * word / size, per_glyph if gap else 0.0), 0.0 if gap else character
+def _length(shown: list[Any]) -> int:
+    return sum(len(item) for item in shown if isinstance(item, bytes))
 
 
 def _letter_spaced(shown: list[Any], per_glyph: float) -> bool:
@@ -149,14 +151,17 @@ def _letter_spaced(shown: list[Any], per_glyph: float) -> bool:
     return False
 
 
-def _offsets(shown: list[Any], per_space: float, per_glyph: float) -> Any:
+def _offsets(shown: list[Any], per_space: float, per_glyph: float) -> tuple[Any, bytes | None]:
     """A `TJ` array showing `shown` (strings and offsets) with `per_space` after each space and
-    `per_glyph` after each glyph but the last, adjacent offsets summed (pypdf judges each number
-    on its own: a gap that the array's own offset takes back is no gap)."""
+    `per_glyph` after each glyph, adjacent offsets summed (pypdf judges each number on its own: a
+    gap that the array's own offset takes back is no gap); with `per_glyph`, the last glyph is
+    given apart, to be shown with the character spacing itself (unless an offset follows it)."""
     from pypdf.generic import ArrayObject, ByteStringObject, FloatObject
 
     pieces: list[bytes | float] = []
-    last = max((i for i, item in enumerate(shown) if isinstance(item, bytes) and item), default=-1)
+    strings = [i for i, item in enumerate(shown) if isinstance(item, bytes) and item]
+    last = strings[-1] if strings and per_glyph and strings[-1] == len(shown) - 1 else None
+    final = None
     for position, item in enumerate(shown):
         if not isinstance(item, bytes):
             pieces.append(_number(item, 0.0))
@@ -164,9 +169,11 @@ def _offsets(shown: list[Any], per_space: float, per_glyph: float) -> Any:
             for word in _AFTER_SPACE.findall(item):
                 pieces += [word, per_space if word.endswith(b" ") else 0.0]
         else:
+            if position == last:
+                item, final = item[:-1], item[-1:]
             for i, byte in enumerate(item):
-                final = position == last and i == len(item) - 1
-                pieces += [bytes((byte,)), (per_space if byte == _SPACE else 0.0) + (0.0 if final else per_glyph)]
+                after_last = bool(strings) and position == strings[-1] and i == len(item) - 1 and final is None
+                pieces += [bytes((byte,)), (per_space if byte == _SPACE else 0.0) + (0.0 if after_last else per_glyph)]
     array = ArrayObject()
     text: list[bytes] = []
     offset = 0.0
@@ -182,7 +189,7 @@ def _offsets(shown: list[Any], per_space: float, per_glyph: float) -> Any:
         array.append(ByteStringObject(b"".join(text)))
     if offset:
         array.append(FloatObject(offset))
-    return array
+    return array, final
 
 
 def _number(value: Any, default: float) -> float:
