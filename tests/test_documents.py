@@ -390,11 +390,16 @@ def test_spacing_is_made_explicit_only_where_it_applies():
     # Ghostscript's gaps: character spacing between glyphs, taken back by the array's own offsets;
     # the last glyph keeps its spacing (it moves the pen to the next string, it parts no words)
     operations, _ = _explicit(spaced(0, 2.5, b"xi", 250, b"sc"), {"/F1"})
-    assert shows(operations) == [([b"x", -250, b"is", -250], 0, 0), (b"c", 0, 2.5)]
+    assert shows(operations) == [([b"x", -250, b"is", -250], 0, 0), ([b"c"], 0, 2.5)]
+    operations, _ = _explicit(spaced(0, 3, b"ab", 100), {"/F1"})  # and what follows it in the array
+    assert shows(operations) == [([b"a", -300], 0, 0), ([b"b", 100], 0, 3)]
     # letters set wide, then the same spacing again in the text object, and spacing too small to
     # part words: left as they are
     wide = [*spaced(0, 2.5, b"NU MANU"), ([shown(b"AL")], b"TJ")]
     assert _explicit(wide, {"/F1"}) == (wide, False)
+    # ... unless the spacing is set anew, as Ghostscript sets it before each gap
+    operations, _ = _explicit([*wide, ([FloatObject(2.5)], b"Tc"), ([shown(b"ra")], b"TJ")], {"/F1"})
+    assert shows(operations)[-2:] == [([b"r", -250], 0, 0), ([b"a"], 0, 2.5)]
     assert _explicit(spaced(0, 0.4, b"ab"), {"/F1"}) == (spaced(0, 0.4, b"ab"), False)
     operations, _ = _explicit(spaced(2, 0.4, b"a b"), {"/F1"})
     assert shows(operations) == [([b"a ", -200, b"b"], 0, 0.4)]  # character spacing left to pypdf

@@ -73,6 +73,11 @@ def test_titles_before_names_and_ranks_do_not_end_news_sentences(sentences: list
         ["Early to bed makes a man healthy, wealthy, and . . . a criminal?", "A worker was fined."],  # CNN
         ["The court held . . . that the statute was void.", "It was appealed."],  # a legal quotation
         ["He paused. . . .", "Then he spoke again."],  # a full stop, then the ellipsis: the sentence ends
+        ["Use [OPTION. . .] as needed."],  # right after a word
+        # a sentence that begins with a dot is no ellipsis
+        ["I wrote it in C#.", ".NET is a framework from Microsoft."],
+        ["Copy the file.", ".bashrc is read by every interactive shell."],
+        ["He waited.", "...Then the door opened."],
     ],
 )
 def test_a_spaced_ellipsis_is_one_mark(sentences: list[str]) -> None:

@@ -13,12 +13,13 @@ either, a string that a simple font (Type 1 or TrueType: a byte is a glyph) show
 `TJ` array with that amount after each space (`Tw`) and between glyphs (`Tc`), shown with `Tw`
 and `Tc` at 0 and set back after it, and the words read as the page shows them. Character
 spacing stays as it was where it cannot make a gap (less than a tenth of the font size, or
-negative: kerning) and in letter-spaced text (three gaps or more in a row: "C O N T E N T S"
-is a heading set wide, not four words), and the amount after the last glyph is left out: a text
-positioning operator places what follows, and pypdf would take it for a word gap. Pages that
-set neither, strings of more than `MAX_STRING_BYTES` and pages this cannot read (pypdf then
-reports what it cannot read) are left as they are. Only the page's own content is rewritten
-(not form XObjects), in memory, never the file.
+negative: kerning) and in letter-spaced text (three gaps or more in a row: "CONTENTS" set
+wide is one word; and strings after it with the same spacing), and a string's last glyph is
+shown with the spacing as it was: the amount after it moves the pen to what follows, which a
+positioning operator places anyway, and is no word gap. Pages that set neither, strings of more
+than `MAX_STRING_BYTES` and pages this cannot read (pypdf then reports what it cannot read) are
+left as they are. Only the page's own content is rewritten (not form XObjects), in memory,
+never the file.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def _explicit(operations: list[tuple[list[Any], bytes]], simple_fonts: set[str])
     """`operations` with each string that a simple font shows under word or character spacing
     shown by a `TJ` array with that spacing as offsets, `Tw` and `Tc` at 0 around it (and as they
     were after it), and whether anything changed."""
-    from pypdf.generic import ByteStringObject, FloatObject, NumberObject
+    from pypdf.generic import FloatObject, NumberObject
 
     word, character, size, simple = 0.0, 0.0, 1.0, False
     tracked: float | None = None  # the character spacing of letters set wide in this text object
@@ -100,10 +101,10 @@ def _explicit(operations: list[tuple[list[Any], bytes]], simple_fonts: set[str])
             size = _number(operands[1], size)
         elif operator == b"Tw" and operands:
             word = _number(operands[0], word)
-        elif operator == b"Tc" and operands:
-            character = _number(operands[0], character)
+        elif operator == b"Tc" and operands:  # set anew: Ghostscript sets it before each gap
+            character, tracked = _number(operands[0], character), None
         elif operator == b'"' and len(operands) >= 3:  # set both, go to the next line, show
-            word, character = _number(operands[0], word), _number(operands[1], character)
+            word, character, tracked = _number(operands[0], word), _number(operands[1], character), None
             result += [([operands[0]], b"Tw"), ([operands[1]], b"Tc")]
             operands, operator = [operands[2]], b"'"
         shown = (operands[0] if operator == b"TJ" else operands[:1]) if operator in _SHOW and operands else None
@@ -118,14 +119,16 @@ def _explicit(operations: list[tuple[list[Any], bytes]], simple_fonts: set[str])
         if not word and not gap:
             result.append((operands, operator))
             continue
-        array, final = _offsets(shown, -1000 * word / size, -1000 * character / size if gap else 0.0)
+        array, tail = _offsets(shown, -1000 * word / size, -1000 * character / size if gap else 0.0)
+        if not array:  # one glyph: nothing to take apart
+            result.append((operands, operator))
+            continue
         if operator == b"'":
             result.append(([], b"T*"))
-        result += [([NumberObject(0)], b"Tw"), ([FloatObject(0.0 if gap else character)], b"Tc")]
-        result += [([array], b"TJ")] if array else []
+        result += [([NumberObject(0)], b"Tw"), ([FloatObject(0.0 if gap else character)], b"Tc"), ([array], b"TJ")]
         result += [([FloatObject(word)], b"Tw"), ([FloatObject(character)], b"Tc")]
-        if final is not None:  # the last glyph as it was: the spacing after it moves the pen, no gap
-            result.append(([ByteStringObject(final)], b"Tj"))
+        if tail:  # the last glyph as it was: the spacing after it moves the pen, it parts no words
+            result.append(([tail], b"TJ"))
         changed = True
     return result, changed
 
@@ -151,18 +154,21 @@ def _letter_spaced(shown: list[Any], per_glyph: float) -> bool:
     return False
 
 
-def _offsets(shown: list[Any], per_space: float, per_glyph: float) -> tuple[Any, bytes | None]:
+def _offsets(shown: list[Any], per_space: float, per_glyph: float) -> tuple[Any, Any]:
     """A `TJ` array showing `shown` (strings and offsets) with `per_space` after each space and
     `per_glyph` after each glyph, adjacent offsets summed (pypdf judges each number on its own: a
-    gap that the array's own offset takes back is no gap); with `per_glyph`, the last glyph is
-    given apart, to be shown with the character spacing itself (unless an offset follows it)."""
+    gap that the array's own offset takes back is no gap); with `per_glyph`, the last glyph and
+    what follows it in `shown` are given apart, as a `TJ` array to show with the spacing itself
+    (None without `per_glyph`)."""
     from pypdf.generic import ArrayObject, ByteStringObject, FloatObject
 
     pieces: list[bytes | float] = []
     strings = [i for i, item in enumerate(shown) if isinstance(item, bytes) and item]
-    last = strings[-1] if strings and per_glyph and strings[-1] == len(shown) - 1 else None
-    final = None
+    last = strings[-1] if strings and per_glyph else None
+    tail = None
     for position, item in enumerate(shown):
+        if last is not None and position > last:
+            break
         if not isinstance(item, bytes):
             pieces.append(_number(item, 0.0))
         elif not per_glyph:  # word spacing alone: a piece per space
@@ -170,10 +176,10 @@ def _offsets(shown: list[Any], per_space: float, per_glyph: float) -> tuple[Any,
                 pieces += [word, per_space if word.endswith(b" ") else 0.0]
         else:
             if position == last:
-                item, final = item[:-1], item[-1:]
-            for i, byte in enumerate(item):
-                after_last = bool(strings) and position == strings[-1] and i == len(item) - 1 and final is None
-                pieces += [bytes((byte,)), (per_space if byte == _SPACE else 0.0) + (0.0 if after_last else per_glyph)]
+                item = item[:-1]
+                tail = ArrayObject([ByteStringObject(shown[last][-1:]), *shown[last + 1 :]])
+            for byte in item:
+                pieces += [bytes((byte,)), (per_space if byte == _SPACE else 0.0) + per_glyph]
     array = ArrayObject()
     text: list[bytes] = []
     offset = 0.0
@@ -189,7 +195,7 @@ def _offsets(shown: list[Any], per_space: float, per_glyph: float) -> tuple[Any,
         array.append(ByteStringObject(b"".join(text)))
     if offset:
         array.append(FloatObject(offset))
-    return array, final
+    return array, tail
 
 
 def _number(value: Any, default: float) -> float:

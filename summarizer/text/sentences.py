@@ -32,7 +32,8 @@ _EXCLAIMS = re.compile(r"[!?][\"'”’»)\]]*$")
 _RANK = re.compile(r"(?:^|\s)No\.$")  # "the world No." before "1": a rank, not a sentence's end
 # A spaced ellipsis (". . .", in legal and academic quotations and groff's output) is one mark:
 # Punkt ends a sentence at each of its dots, and it ends none before a lower-case word.
-_SPACED_ELLIPSIS = re.compile(r"(?:^|\s)\.\s\.\s\.[\"'”’»)\]]*$")
+_SPACED_ELLIPSIS = re.compile(r"\.\s\.\s\.[\"'”’»)\]]*$")
+_NEXT_DOT = re.compile(r"\.(?![\w.])")  # a piece that begins with a lone dot: ". .", ".]" (not ".NET", "...")
 # Punkt reads a longer line a window at a time (the window's last sentence, perhaps cut short,
 # is read again at the start of the next), so each call stays well within NLTK's time limit on
 # one regular-expression scan and time grows linearly with the line.
@@ -179,7 +180,7 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
             goes_on = (
                 exclaims
                 or (_RANK.search(before) is not None and sentence[:1].isdigit())
-                or sentence[:1] == "."  # the next dot of a spaced ellipsis
+                or _NEXT_DOT.match(sentence) is not None  # the next dot of a spaced ellipsis
                 or (_SPACED_ELLIPSIS.search(before) is not None and sentence[:1].islower())
             )
             result[-1:] = [(first, end)] if goes_on else [(first, last), (start, end)]
