@@ -6,10 +6,10 @@ document is hard-wrapped and the line is full: the first word of the next line w
 fitted within the document's wrap width, which is why the line was broken there. A line that is
 not full (a title, a heading, the last line of a paragraph, an address line) before one that
 starts a sentence, a heading in capitals before a line in lower case (a manual page's
-"DESCRIPTION", then its command's name), a next line that starts a list item or is indented past
-the current line's text, and the line breaks of a document that is not hard-wrapped (one paragraph or sentence per
-line, as in the benchmark corpora) end the paragraph, as they always did. A word hyphenated at
-a soft wrap is rejoined; a table of contents' lines (leader dots, a page number) are left out.
+"DESCRIPTION", then its command's name), a next line that starts a list item or is indented
+past the current line's text, and the line breaks of a document that is not hard-wrapped (one
+paragraph or sentence per line, as in the benchmark corpora) end the paragraph, as they always
+did. A word hyphenated at a soft wrap is rejoined; a table of contents' lines (leader dots, a page number) are left out.
 In a hard-wrapped document a line that stands alone and ends no sentence (a title, a heading,
 a table row) is layout, not running text, and is left out too, as is a paragraph's last line
 that begins after a sentence, ends none and reads as a heading (numbered, or in title case: one
@@ -97,7 +97,7 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
         if not stripped:
             close()
             current, joined, last = "", False, None
-        elif current and _soft(lines[i - 1], line, width, alone=current == lines[i - 1].strip()):
+        elif current and _soft(lines[i - 1], line, width, alone=not joined):
             last = len(current) + 1 if SENTENCE_END.search(current) else None
             if _HYPHENATED.search(current) and stripped[:1].islower():
                 compounds = set(_COMPOUND.findall(text)) if compounds is None else compounds
@@ -260,9 +260,8 @@ def _soft(line: str, following: str, width: int | None, alone: bool = False) -> 
 def _in_capitals(line: str) -> bool:
     """Whether `line` is a heading in capitals ("DESCRIPTION", "SEE ALSO"): at most
     `MAX_HEADING_WORDS` words, two letters or more, all capitals (a script without case has
-    none). A manual page's
-    sections begin with one, then a line in lower case (a command's name) that goes on with no
-    sentence of the heading's."""
+    none). A manual page's sections begin with one, then a line in lower case (a command's name)
+    that goes on with no sentence of the heading's."""
     letters = [c for c in line if c.isalpha()]
     return len(letters) >= 2 and all(c.isupper() for c in letters) and len(line.split()) <= MAX_HEADING_WORDS
 
