@@ -293,6 +293,28 @@ def test_a_program_inside_an_open_sentence_stays_in_it():
     assert "if (rc != ASN1_SUCCESS) then checks the result" in text
 
 
+def test_a_numbered_section_heading_and_the_declaration_below_it_are_not_text():
+    # A library manual printed to PDF: a section heading, the function's declaration in a
+    # fixed-pitch font, then the section's prose, which begins with a name in lower case.
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=11)
+    first = " ".join(PARAGRAPHS)  # lines wrapped at the page's width: a hard-wrapped document
+    pdf.multi_cell(0, 6, first)
+    pdf.set_font("helvetica", style="B", size=13)
+    pdf.cell(0, 8, "3.3.1. asn1_create_element", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("courier", size=10)
+    for line in PROGRAM[:2]:
+        pdf.cell(0, 5, line, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("helvetica", style="B", size=13)
+    pdf.cell(0, 8, "3.3.2. Structure handling", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("helvetica", size=11)
+    prose = "libtasn1 keeps every structure in a tree of nodes, and " + first[0].lower() + first[1:]
+    pdf.multi_cell(0, 6, prose)
+    assert list(Document.from_text(bytes(pdf.output()), "pdf").paragraphs) == [first, prose]
+
+
 def spaced_pdf(lines: list[list[tuple[str, float]]], word: float = 0.0) -> bytes:
     """Lines of pieces (text, character spacing) set as groff and Ghostscript set justified text:
     each piece its own string, placed by `Td` after the last, with `word` spacing (`Tw`) after

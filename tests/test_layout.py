@@ -90,6 +90,51 @@ def test_a_heading_in_capitals_ends_its_line_before_a_command_in_lower_case():
     assert paragraphs("其中最重要的是\niPhone 上运行的客户端。") == ["其中最重要的是 iPhone 上运行的客户端。"]
 
 
+def test_a_numbered_section_heading_ends_its_line_before_a_name_in_lower_case():
+    # A manual printed to PDF by a browser or an office suite: "3.1. Top-level structure" at the
+    # margin, then a section that starts with the library's name, in lower case.
+    intro = "libbzip2 is a flexible library for compressing and decompressing data in the bzip2 data format."
+    more = "bzip2 is not research work, in the sense that it does not present any new ideas at all."
+    text = f"{textwrap.fill(PROSE[0], 72)}\n3.1. Top-level structure\n{textwrap.fill(intro, 72)}\n"
+    text += f"4.5 Further Reading\n{textwrap.fill(more, 72)}\n"
+    assert paragraphs(text) == [PROSE[0], intro, more]
+    # A numbered list item whose first line is full goes on in lower case on the next.
+    item = "1. Download the archive from its download page"
+    listed = f"{textwrap.fill(PROSE[0], 50)}\n{item}\nand check it with gpg, as the page explains.\n"
+    assert paragraphs(listed)[-1] == f"{item} and check it with gpg, as the page explains."
+    # A term above its indented definition (MPL-2.0) goes on with it, as before.
+    term = '1.8. "License"'
+    definition = "means this document, and any of its later versions as the steward publishes them."
+    indented = textwrap.fill(definition, 66, initial_indent="    ", subsequent_indent="    ")
+    mpl = f"{textwrap.fill(PROSE[0], 70)}\n\n{term}\n{indented}\n\n{textwrap.fill(PROSE[1], 70)}\n"
+    assert paragraphs(mpl)[1] == f"{term} {definition}"
+
+
+def test_labels_of_a_figure_in_a_wrapped_document_are_not_text():
+    # A diagram's text in a PDF page: short lines, joined in lower case, that end no sentence.
+    labels = "s1\nname value\nptr\nlen 5\ncapacity 5\nindex value\n0 h\n1 e\n"
+    text = f"{textwrap.fill(PROSE[0], 80)}\n{labels}{textwrap.fill(PROSE[1], 80)}\n"
+    assert paragraphs(text) == PROSE
+    # Prose that runs over full lines keeps its last sentence even without a stop.
+    open_end = PROSE[1][: -len(".")]
+    assert paragraphs(f"{textwrap.fill(PROSE[0], 80)}\n\n{textwrap.fill(open_end, 80)}\n")[1] == open_end
+
+
+def test_a_synopsis_in_a_wrapped_document_is_not_text():
+    # A manual page's synopsis: short lines that end no sentence (an ellipsis in brackets is none).
+    synopsis = "grep [OPTION. . .] PATTERNS [FILE. . .]\ngrep [OPTION...] -e PATTERNS ... [FILE...]\n"
+    assert paragraphs(f"{textwrap.fill(PROSE[0], 80)}\n{synopsis}{textwrap.fill(PROSE[1], 80)}\n") == PROSE
+    # Lines narrower than the page (an indented block) that hold a sentence stay, even where a
+    # page's end cut the last one off.
+    cut = "Turn on privileged mode. In this mode, the startup files are not read, and the"
+    indented = textwrap.fill(cut, 50)
+    assert paragraphs(f"{textwrap.fill(PROSE[0], 80)}\n\n{indented}\n\n{textwrap.fill(PROSE[1], 80)}\n") == [
+        PROSE[0],
+        cut,
+        PROSE[1],
+    ]
+
+
 @pytest.mark.parametrize(
     "last",
     [

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from summarizer.errors import InputError, first_line
-from summarizer.text.layout import LINE_BREAK, SENTENCE_END
+from summarizer.text.layout import LINE_BREAK, SENTENCE_END, is_section_heading
 from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.pdf_spacing import explicit_spacing
 
@@ -405,7 +405,8 @@ def _without_verbatim(lines: Sequence[_Line]) -> list[str]:
     """The lines' text, each block of verbatim lines (`VERBATIM_SHARE`) that stands between
     sentences a blank line instead: one at the start, or after a line that ends a sentence or a
     colon, unless it is a single line that the next goes on from in lower case. A block inside an
-    open sentence is code the sentence quotes, and stays in it. Nothing is verbatim in a document
+    open sentence is code the sentence quotes, and stays in it (a numbered section heading ends
+    none: "3.3.1. BZ2_bzCompressInit" above a function's declaration). Nothing is verbatim in a document
     mostly set in a fixed-pitch font (`MAX_FIXED_PITCH_SHARE`)."""
     if sum(line.fixed for line in lines) > MAX_FIXED_PITCH_SHARE * sum(line.size for line in lines):
         return [line.text for line in lines]
@@ -415,7 +416,7 @@ def _without_verbatim(lines: Sequence[_Line]) -> list[str]:
     ]
     result: list[str] = []
     for i, (verbatim, block) in enumerate(groups):
-        between = not result or SENTENCE_END.search(result[-1].rstrip()) is not None
+        between = not result or SENTENCE_END.search(result[-1].rstrip()) is not None or is_section_heading(result[-1])
         goes_on = i + 1 < len(groups) and groups[i + 1][1][0].lstrip()[:1].islower()
         if verbatim and between and not (len(block) == 1 and goes_on):
             result.append("")

@@ -6,14 +6,18 @@ document is hard-wrapped and the line is full: the first word of the next line w
 fitted within the document's wrap width, which is why the line was broken there. A line that is
 not full (a title, a heading, the last line of a paragraph, an address line) before one that
 starts a sentence, a heading in capitals before a line in lower case (a manual page's
-"DESCRIPTION", then its command's name), a next line that starts a list item or is indented
-past the current line's text, and the line breaks of a document that is not hard-wrapped (one
-paragraph or sentence per line, as in the benchmark corpora) end the paragraph, as they always
-did. A word hyphenated at a soft wrap is rejoined; a table of contents' lines (leader dots, a page number) are left out.
+"DESCRIPTION", then its command's name), a numbered section heading that is not full before
+one (a manual's "3.1. Top-level structure", then "libbzip2 is..."), a next line that starts a
+list item or is indented past the current line's text, and the line breaks of a document that
+is not hard-wrapped (one paragraph or sentence per line, as in the benchmark corpora) end the
+paragraph, as they always did. A word hyphenated at a soft wrap is rejoined; a table of
+contents' lines (leader dots, a page number) are left out.
 In a hard-wrapped document a line that stands alone and ends no sentence (a title, a heading,
 a table row) is layout, not running text, and is left out too, as is a paragraph's last line
 that begins after a sentence, ends none and reads as a heading (numbered, or in title case: one
-that a full line ran into). So are reStructuredText's (and
+that a full line ran into), and lines joined in lower case, none of them full, that end no
+sentence and hold none (a figure's labels, a table's cells, a command's synopsis; an ellipsis in
+brackets, "[FILE...]", ends no sentence). So are reStructuredText's (and
 docstrings') code and markup: literal blocks, explicit markup, doctest blocks, underlined
 headings and rules; a list item's bullet is not part of its text, as in Markdown.
 """
@@ -40,7 +44,8 @@ WIDTH_QUANTILE = 0.9
 # full when the next word would have passed the width less this share of it.
 SLACK = 0.1
 
-SENTENCE_END = re.compile(r"[.!?:;…][\"'”’»)\]]*$")
+# An ellipsis in brackets ends no sentence: a synopsis's "[FILE...]", an omission's "[...]".
+SENTENCE_END = re.compile(r"[.!?:;…][\"'”’»)\]]*$(?<!\.\.\.\])(?<!\. \. \.\])(?<!…\])")
 # A list item: a bullet, or a number or parenthesized letter or roman numeral and a closing mark.
 # A numbered section heading ("1.2 Scope", "3.1. Data") counts as one.
 _LIST_ITEM = re.compile(
@@ -65,6 +70,10 @@ _FIRST_WORD = re.compile(r"\S+")
 # each capitalized or a number, English's short function words aside (`title_case`).
 MAX_HEADING_WORDS = 8
 _NUMBERED = re.compile(r"(?:\d{1,3}(?:\.\d{1,3})*\.?|[A-Z]\.|(?i:chapter|section|part|appendix)\s+\w+[.:]?)\s+\S")
+_SECTION_NUMBER = re.compile(r"(?:\d{1,3}\.(?:\d{1,3}\.?)*|(?i:chapter|section|part|appendix)\s+\w+[.:]?)\s+\S")
+# A sentence that ends inside a line: a word (two letters or more: not a section number or an
+# initial), a full stop, question or exclamation mark, then a word in capitals or a number.
+_INNER_SENTENCE_END = re.compile(r"[^\W\d_]{2}[.!?][\"'”’»)\]]*\s+[\"'“‘(\[]*[A-Z0-9]")
 _OPENING = "\"'“‘(["
 _SMALL_WORDS = frozenset("a an and as at by for from in into nor of on or the to vs with".split())
 
@@ -79,35 +88,39 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
     width = wrap_width(lines if wrapped_as is None else _lines(wrapped_as))
     compounds: set[str] | None = None  # the document's hyphenated words, found when first needed
     result: list[str] = []
-    current, joined = "", False
+    current, joined, wrapped = "", False, False  # wrapped: a full line of it went on in the next
     last: int | None = None  # where the paragraph's last line starts, if it began a sentence
 
     def close() -> None:
         nonlocal current
         # In a hard-wrapped document a lone line that ends no sentence is a title, a heading,
         # a label or a table row: layout, not running text. So is a paragraph's last line that
-        # begins after a sentence, ends none and reads as a heading: one that a full line ran into.
+        # begins after a sentence, ends none and reads as a heading: one that a full line ran into;
+        # and lines joined in lower case, none of them full, that end no sentence and hold none
+        # (a figure's labels, a table's cells, a command's synopsis).
         if width is not None and last is not None and is_heading(current[last:]):
             current = current[:last].rstrip()
-        if current and (width is None or joined or SENTENCE_END.search(current)):
+        prose = width is None or wrapped or (joined and _INNER_SENTENCE_END.search(current) is not None)
+        if current and (prose or SENTENCE_END.search(current)):
             result.append(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
 
     for i, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
             close()
-            current, joined, last = "", False, None
-        elif current and _soft(lines[i - 1], line, width, alone=not joined):
+            current, joined, last, wrapped = "", False, None, False
+            continue
+        if current and _soft(lines[i - 1], line, width, alone=not joined):
             last = len(current) + 1 if SENTENCE_END.search(current) else None
             if _HYPHENATED.search(current) and stripped[:1].islower():
                 compounds = set(_COMPOUND.findall(text)) if compounds is None else compounds
                 current = _dehyphenate(current, stripped, compounds)
             else:
                 current = f"{current} {stripped}"
-            joined = True
+            joined, wrapped = True, wrapped or _full(lines[i - 1], line, width)
         else:
             close()
-            current, joined, last = stripped, False, None
+            current, joined, last, wrapped = stripped, False, None, False
     close()
     return result
 
@@ -240,21 +253,31 @@ def _soft(line: str, following: str, width: int | None, alone: bool = False) -> 
     """Whether the break between `line` and the `following` one is a soft wrap: the next line
     continues a sentence (it starts in lower case after a line that ends none), or the line is
     full in a hard-wrapped document; never before a list item or an indented line, nor after a
-    heading in capitals that is not full and stands `alone` (no line before it joined)."""
+    heading that stands `alone` (no line before it joined): one in capitals, or in a
+    hard-wrapped document a numbered section heading that is not full before a line that is not
+    indented past it."""
     line, following = line.expandtabs(), following.expandtabs()
     body = following.lstrip()
     if _LIST_ITEM.match(body):
         return False
-    if body[:1].islower() and not SENTENCE_END.search(line) and not (alone and _in_capitals(line)):
-        return True
     item = _LIST_ITEM.match(line.lstrip())
     text_column = len(line) - len(line.lstrip()) + (item.end() if item else 0)
-    if len(following) - len(body) > text_column:  # indented past this line's text
-        return False
+    indented = len(following) - len(body) > text_column  # past this line's text
+    full = _full(line, following, width)
+    numbered = width is not None and not full and not indented and is_section_heading(line)
+    heading = alone and (_in_capitals(line) or numbered)
+    if body[:1].islower() and not SENTENCE_END.search(line) and not heading:
+        return True
+    return not indented and full
+
+
+def _full(line: str, following: str, width: int | None) -> bool:
+    """Whether `line` is full in a document hard-wrapped at `width`: the `following` line's first
+    word would have passed the width (less `SLACK`) on it."""
     if width is None:
         return False
-    next_word = _FIRST_WORD.match(body)
-    return len(line) + 1 + len(next_word.group() if next_word else "") > width * (1 - SLACK)
+    next_word = _FIRST_WORD.match(following.expandtabs().lstrip())
+    return len(line.expandtabs()) + 1 + len(next_word.group() if next_word else "") > width * (1 - SLACK)
 
 
 def _in_capitals(line: str) -> bool:
@@ -264,6 +287,18 @@ def _in_capitals(line: str) -> bool:
     that goes on with no sentence of the heading's."""
     letters = [c for c in line if c.isalpha()]
     return len(letters) >= 2 and all(c.isupper() for c in letters) and len(line.split()) <= MAX_HEADING_WORDS
+
+
+def is_section_heading(line: str) -> bool:
+    """Whether `line` is a numbered section heading ("3.1. Top-level structure", "1. Introduction",
+    "Chapter 2: Usage"): a section number with a dot, or a chapter's name, then at most
+    `MAX_HEADING_WORDS` words in all that end no sentence. A section of a manual often begins with
+    a command's or a function's name in lower case ("libbzip2 is a flexible library")."""
+    return (
+        _SECTION_NUMBER.match(line.strip()) is not None
+        and len(line.split()) <= MAX_HEADING_WORDS
+        and not SENTENCE_END.search(line)
+    )
 
 
 def _dehyphenate(current: str, line: str, compounds: set[str]) -> str:
