@@ -490,3 +490,8 @@ def test_html_without_the_formats_extra_is_one_line_naming_it(monkeypatch):
         InputError, match=r"^page.html: reading HTML needs trafilatura: pip install 'bertsum\[formats\]'$"
     ):
         read_document(PAGE, "html", "page.html")
+
+
+def test_a_paragraph_that_ends_in_an_omission_is_running_text():
+    quote = "The committee's report concluded that the measures taken were adequate [...]"
+    assert list(Document.from_text(f"{quote}\n", "markdown").paragraphs) == [quote]

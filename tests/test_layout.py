@@ -124,6 +124,17 @@ def test_a_synopsis_in_a_wrapped_document_is_not_text():
     # A manual page's synopsis: short lines that end no sentence (an ellipsis in brackets is none).
     synopsis = "grep [OPTION. . .] PATTERNS [FILE. . .]\ngrep [OPTION...] -e PATTERNS ... [FILE...]\n"
     assert paragraphs(f"{textwrap.fill(PROSE[0], 80)}\n{synopsis}{textwrap.fill(PROSE[1], 80)}\n") == PROSE
+    # Short lines that read as prose stay, and so do list items and sentences that begin with a
+    # short line that is no section heading.
+    for kept in (
+        "thanks, looks good to me\nbut let's wait for Bob before we merge",
+        " 1. Redistributions of source code must retain\n    the above copyright notice, this list of\n    conditions.",
+        "Part of the reason is\nthat nobody maintains the old code any more.",
+        "Section 3 of this License\napplies to every copy.",
+        "2.5 million households were\nwithout power on Tuesday.",
+    ):
+        text = f"{textwrap.fill(PROSE[0], 80)}\n\n{kept}\n\n{textwrap.fill(PROSE[1], 80)}\n"
+        assert paragraphs(text)[1] == " ".join(kept.split()), kept
     # Lines narrower than the page (an indented block) that hold a sentence stay, even where a
     # page's end cut the last one off.
     cut = "Turn on privileged mode. In this mode, the startup files are not read, and the"

@@ -416,13 +416,20 @@ def _without_verbatim(lines: Sequence[_Line]) -> list[str]:
     ]
     result: list[str] = []
     for i, (verbatim, block) in enumerate(groups):
-        between = not result or SENTENCE_END.search(result[-1].rstrip()) is not None or is_section_heading(result[-1])
+        between = not result or SENTENCE_END.search(result[-1].rstrip()) is not None or _heading_alone(result)
         goes_on = i + 1 < len(groups) and groups[i + 1][1][0].lstrip()[:1].islower()
         if verbatim and between and not (len(block) == 1 and goes_on):
             result.append("")
         else:
             result.extend(block)
     return result
+
+
+def _heading_alone(lines: Sequence[str]) -> bool:
+    """Whether the last of `lines` is a numbered section heading on a line of its own: the line
+    before it is blank or ends a sentence."""
+    before = lines[-2].rstrip() if len(lines) > 1 else ""
+    return is_section_heading(lines[-1]) and (not before or SENTENCE_END.search(before) is not None)
 
 
 def _is_running_text(paragraph: str) -> bool:

@@ -16,8 +16,8 @@ In a hard-wrapped document a line that stands alone and ends no sentence (a titl
 a table row) is layout, not running text, and is left out too, as is a paragraph's last line
 that begins after a sentence, ends none and reads as a heading (numbered, or in title case: one
 that a full line ran into), and lines joined in lower case, none of them full, that end no
-sentence and hold none (a figure's labels, a table's cells, a command's synopsis; an ellipsis in
-brackets, "[FILE...]", ends no sentence). So are reStructuredText's (and
+sentence and do not read as prose (a figure's labels, a table's cells, a command's synopsis; an
+ellipsis in brackets after a word, "[FILE...]", ends no sentence). So are reStructuredText's (and
 docstrings') code and markup: literal blocks, explicit markup, doctest blocks, underlined
 headings and rules; a list item's bullet is not part of its text, as in Markdown.
 """
@@ -44,8 +44,9 @@ WIDTH_QUANTILE = 0.9
 # full when the next word would have passed the width less this share of it.
 SLACK = 0.1
 
-# An ellipsis in brackets ends no sentence: a synopsis's "[FILE...]", an omission's "[...]".
-SENTENCE_END = re.compile(r"[.!?:;…][\"'”’»)\]]*$(?<!\.\.\.\])(?<!\. \. \.\])(?<!…\])")
+SENTENCE_END = re.compile(r"[.!?:;…][\"'”’»)\]]*$")
+# A synopsis's optional arguments ("[FILE...]", "[OPTION. . .]"): an ellipsis in brackets after a word.
+_BRACKETED_ELLIPSIS = re.compile(r"\w(?:\.\.\.|\. \. \.|…)\]$")
 # A list item: a bullet, or a number or parenthesized letter or roman numeral and a closing mark.
 # A numbered section heading ("1.2 Scope", "3.1. Data") counts as one.
 _LIST_ITEM = re.compile(
@@ -70,10 +71,18 @@ _FIRST_WORD = re.compile(r"\S+")
 # each capitalized or a number, English's short function words aside (`title_case`).
 MAX_HEADING_WORDS = 8
 _NUMBERED = re.compile(r"(?:\d{1,3}(?:\.\d{1,3})*\.?|[A-Z]\.|(?i:chapter|section|part|appendix)\s+\w+[.:]?)\s+\S")
-_SECTION_NUMBER = re.compile(r"(?:\d{1,3}\.(?:\d{1,3}\.?)*|(?i:chapter|section|part|appendix)\s+\w+[.:]?)\s+\S")
+# A section number: "3.1." or "3.1" before a capital, "1." before at most three words, or a
+# chapter's name and number ("Chapter 2:", "Appendix A.").
+_SECTION_NUMBER = re.compile(
+    r"(?:\d{1,3}(?:\.\d{1,3})+\.\s+\S|\d{1,3}(?:\.\d{1,3})+\s+[A-Z]|\d{1,3}\.\s+\S+(?:\s+\S+){0,2}$"
+    r"|(?:Chapter|Section|Part|Appendix)\s+(?:\d{1,3}|[IVXLC]{1,6}|[A-Z])[.:]\s+\S)"
+)
 # A sentence that ends inside a line: a word (two letters or more: not a section number or an
 # initial), a full stop, question or exclamation mark, then a word in capitals or a number.
 _INNER_SENTENCE_END = re.compile(r"[^\W\d_]{2}[.!?][\"'”’»)\]]*\s+[\"'“‘(\[]*[A-Z0-9]")
+MIN_PROSE_WORDS = 8
+PROSE_SHARE = 0.8
+_PLAIN_WORD = re.compile(r"[\"'“‘(]*[^\W\d_]+(?:['’-][^\W\d_]+)*[\"'”’),;:]*")
 _OPENING = "\"'“‘(["
 _SMALL_WORDS = frozenset("a an and as at by for from in into nor of on or the to vs with".split())
 
@@ -96,12 +105,13 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
         # In a hard-wrapped document a lone line that ends no sentence is a title, a heading,
         # a label or a table row: layout, not running text. So is a paragraph's last line that
         # begins after a sentence, ends none and reads as a heading: one that a full line ran into;
-        # and lines joined in lower case, none of them full, that end no sentence and hold none
-        # (a figure's labels, a table's cells, a command's synopsis).
+        # and lines joined in lower case, none of them full, that end no sentence and do not read
+        # as prose (a figure's labels, a table's cells, a command's synopsis).
         if width is not None and last is not None and is_heading(current[last:]):
             current = current[:last].rstrip()
-        prose = width is None or wrapped or (joined and _INNER_SENTENCE_END.search(current) is not None)
-        if current and (prose or SENTENCE_END.search(current)):
+        prose = width is None or wrapped or (joined and _reads_as_prose(current))
+        ends = SENTENCE_END.search(current) is not None and (width is None or not _BRACKETED_ELLIPSIS.search(current))
+        if current and (prose or ends):
             result.append(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
 
     for i, line in enumerate(lines):
@@ -269,6 +279,18 @@ def _soft(line: str, following: str, width: int | None, alone: bool = False) -> 
     if body[:1].islower() and not SENTENCE_END.search(line) and not heading:
         return True
     return not indented and full
+
+
+def _reads_as_prose(text: str) -> bool:
+    """Whether lines joined in lower case, none of them full, read as prose: a sentence ends
+    inside them, or most of their tokens are words (not a figure's labels, a table's cells or a
+    synopsis's options)."""
+    if _INNER_SENTENCE_END.search(text):
+        return True
+    tokens = text.split()
+    return len(tokens) >= MIN_PROSE_WORDS and sum(1 for t in tokens if _PLAIN_WORD.fullmatch(t)) >= PROSE_SHARE * len(
+        tokens
+    )
 
 
 def _full(line: str, following: str, width: int | None) -> bool:
