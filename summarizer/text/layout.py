@@ -110,7 +110,7 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
         if width is not None and last is not None and is_heading(current[last:]):
             current = current[:last].rstrip()
         prose = width is None or wrapped or (joined and _reads_as_prose(current))
-        ends = SENTENCE_END.search(current) is not None and (width is None or not _BRACKETED_ELLIPSIS.search(current))
+        ends = SENTENCE_END.search(current) is not None and not _BRACKETED_ELLIPSIS.search(current)
         if current and (prose or ends):
             result.append(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
 
@@ -288,9 +288,8 @@ def _reads_as_prose(text: str) -> bool:
     if _INNER_SENTENCE_END.search(text):
         return True
     tokens = text.split()
-    return len(tokens) >= MIN_PROSE_WORDS and sum(1 for t in tokens if _PLAIN_WORD.fullmatch(t)) >= PROSE_SHARE * len(
-        tokens
-    )
+    words = sum(1 for token in tokens if _PLAIN_WORD.fullmatch(token))
+    return len(tokens) >= MIN_PROSE_WORDS and words >= PROSE_SHARE * len(tokens)
 
 
 def _full(line: str, following: str, width: int | None) -> bool:
@@ -313,9 +312,11 @@ def _in_capitals(line: str) -> bool:
 
 def is_section_heading(line: str) -> bool:
     """Whether `line` is a numbered section heading ("3.1. Top-level structure", "1. Introduction",
-    "Chapter 2: Usage"): a section number with a dot, or a chapter's name, then at most
-    `MAX_HEADING_WORDS` words in all that end no sentence. A section of a manual often begins with
-    a command's or a function's name in lower case ("libbzip2 is a flexible library")."""
+    "Chapter 2: Usage"): a number of several levels (before a capital unless it ends in a dot),
+    a number of one level before at most three words, or a chapter's name and number
+    (`_SECTION_NUMBER`), at most `MAX_HEADING_WORDS` words in all that end no sentence. A section
+    of a manual often begins with a command's or a function's name in lower case ("libbzip2 is a
+    flexible library")."""
     return (
         _SECTION_NUMBER.match(line.strip()) is not None
         and len(line.split()) <= MAX_HEADING_WORDS
