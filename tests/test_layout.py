@@ -172,6 +172,8 @@ def test_hyphenation_at_a_wrap_is_rejoined_but_compounds_keep_their_hyphen():
     assert "the summarization it gives" in paragraph
     assert "a state-of-the-art method" in paragraph  # a compound already
     assert "every well-known method" in paragraph  # written with its hyphen elsewhere
+    narrow = "In a narrow column of a printed page, a state-of-\nthe-\nart method is described at length.\n" * 3
+    assert paragraphs(narrow)[0].startswith("In a narrow column of a printed page, a state-of-the-art method")
 
 
 def test_a_line_left_open_goes_on_in_lower_case_even_in_a_short_file():
@@ -208,6 +210,7 @@ def test_indented_code_and_list_items_are_not_joined_to_prose():
 def test_a_table_of_contents_is_not_text():
     text = "1 Introduction . . . . . . . . . . . 1\n2 Usage . . . . . . . . . . . . . 4\nThe library parses files.\n"
     assert paragraphs(text) == ["The library parses files."]
+    assert paragraphs(f"Appendix {'.' * 5000} 212\nThe library parses files.") == ["The library parses files."]
 
 
 def test_one_paragraph_per_line_is_left_as_it_was():

@@ -78,6 +78,7 @@ def test_titles_before_names_and_ranks_do_not_end_news_sentences(sentences: list
         ["I wrote it in C#.", ".NET is a framework from Microsoft."],
         ["Copy the file.", ".bashrc is read by every interactive shell."],
         ["He waited.", "...Then the door opened."],
+        [f"He waited{' .' * 5000} and then he spoke.", "It was over."],  # a long one, read in windows
     ],
 )
 def test_a_spaced_ellipsis_is_one_mark(sentences: list[str]) -> None:

@@ -54,6 +54,7 @@ _LIST_ITEM = re.compile(
 )
 _HYPHENATED = re.compile(r"(?<=[^\W\d_])-$")  # a letter, then a hyphen, at the end of a line
 _LEADERS = re.compile(r"(?:\.\s?){4,}\s*(?:\d+|[ivxlcdm]+)\s*$")  # a table of contents' line: leader dots, a page
+MAX_LEADER_TAIL = 200  # a line's last characters searched for leaders (a long run of dots is read once)
 # reStructuredText (and docstring) markup: the indented block after a line ending in "::" is
 # literal, explicit markup (".. code-block:: python", ".. image:: x.png", a comment) is not text
 # save for an admonition's body, a doctest block starts with ">>>", and a line of one repeated
@@ -64,8 +65,9 @@ _ADMONITIONS = frozenset("admonition attention caution danger error hint importa
 _DOCTEST = re.compile(r"\s*>>>(?:\s|$)")
 _BULLET = re.compile(r"[-*+•‣◦▪]\s+(?=\S)")  # a list item's bullet, left out of its text
 _UNDERLINE = re.compile(r"\s*([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
-_COMPOUND = re.compile(r"[^\W\d_]+-[^\W\d_]+")
-_LAST_WORD = re.compile(r"\S+$")
+# A hyphenated word; it starts where letters start, so that a long run of letters is read once.
+_COMPOUND = re.compile(r"(?<![^\W\d_])[^\W\d_]+-[^\W\d_]+")
+MAX_WORD = 100  # the characters of a word read to rejoin it at a hyphen (a word of running text is shorter)
 _FIRST_WORD = re.compile(r"\S+")
 # A heading: a section number ("2", "3.1", "A.") or a chapter's name, then its title; or words
 # each capitalized or a number, English's short function words aside (`title_case`).
@@ -97,16 +99,19 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
     width = wrap_width(lines if wrapped_as is None else _lines(wrapped_as))
     compounds: set[str] | None = None  # the document's hyphenated words, found when first needed
     result: list[str] = []
-    current, joined, wrapped = "", False, False  # wrapped: a full line of it went on in the next
+    # The paragraph so far, as the pieces whose concatenation it is (its first line, then each
+    # next line with the space that joins it, if any), so that joining a line costs its own length.
+    pieces: list[str] = []
+    size, joined, wrapped = 0, False, False  # wrapped: a full line of it went on in the next
     last: int | None = None  # where the paragraph's last line starts, if it began a sentence
 
     def close() -> None:
-        nonlocal current
         # In a hard-wrapped document a lone line that ends no sentence is a title, a heading,
         # a label or a table row: layout, not running text. So is a paragraph's last line that
         # begins after a sentence, ends none and reads as a heading: one that a full line ran into;
         # and lines joined in lower case, none of them full, that end no sentence and do not read
         # as prose (a figure's labels, a table's cells, a command's synopsis).
+        current = "".join(pieces)
         if width is not None and last is not None and is_heading(current[last:]):
             current = current[:last].rstrip()
         prose = width is None or wrapped or (joined and _reads_as_prose(current))
@@ -118,19 +123,23 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
         stripped = line.strip()
         if not stripped:
             close()
-            current, joined, last, wrapped = "", False, None, False
+            pieces, size, joined, last, wrapped = [], 0, False, None, False
             continue
-        if current and _soft(lines[i - 1], line, width, alone=not joined):
-            last = len(current) + 1 if SENTENCE_END.search(current) else None
-            if _HYPHENATED.search(current) and stripped[:1].islower():
+        if pieces and _soft(lines[i - 1], line, width, alone=not joined):
+            last = size + 1 if SENTENCE_END.search(pieces[-1]) else None
+            if _HYPHENATED.search(pieces[-1]) and stripped[:1].islower():
                 compounds = set(_COMPOUND.findall(text)) if compounds is None else compounds
-                current = _dehyphenate(current, stripped, compounds)
+                if not _keeps_hyphen(pieces, stripped, compounds):
+                    pieces[-1] = pieces[-1][:-1]
+                    size -= 1
+                pieces.append(stripped)
             else:
-                current = f"{current} {stripped}"
+                pieces.append(f" {stripped}")
+            size += len(pieces[-1])
             joined, wrapped = True, wrapped or _full(lines[i - 1], line, width)
         else:
             close()
-            current, joined, last, wrapped = stripped, False, None, False
+            pieces, size, joined, last, wrapped = [stripped], len(stripped), False, None, False
     close()
     return result
 
@@ -160,7 +169,13 @@ def _capitalized(word: str) -> bool:
 def _lines(text: str) -> list[str]:
     """The lines of `text` less table of contents lines and reStructuredText markup."""
     text = text.replace("\u2029", "\n\n")  # the paragraph separator
-    return _without_markup([line.rstrip() for line in LINE_BREAK.split(text) if not _LEADERS.search(line)])
+    return _without_markup(
+        [
+            line.rstrip()
+            for line in LINE_BREAK.split(text)
+            if not _LEADERS.search(line, max(0, len(line) - MAX_LEADER_TAIL))
+        ]
+    )
 
 
 def _without_markup(lines: list[str]) -> list[str]:
@@ -324,21 +339,28 @@ def is_section_heading(line: str) -> bool:
     )
 
 
-def _dehyphenate(current: str, line: str, compounds: set[str]) -> str:
-    """`current`, which ends in a hyphen after a letter, joined to its soft-wrapped next `line`:
-    the hyphen goes unless the word is a compound already ("state-of-the-") or the document
-    writes it with a hyphen elsewhere."""
-    last_word = _LAST_WORD.search(current)
-    assert last_word is not None  # `current` ends in a hyphen
-    left = last_word.group()[:-1]
+def _keeps_hyphen(pieces: list[str], line: str, compounds: set[str]) -> bool:
+    """Whether the hyphen that ends the paragraph's `pieces` (after a letter) stays when its
+    soft-wrapped next `line` is joined: the word is a compound already ("state-of-the-") or the
+    document writes it with a hyphen elsewhere. A word's last `MAX_WORD` characters are read."""
+    left = _last_word(pieces)[:-1]
     letters_match = re.search(r"[^\W\d_]*$", left)
     right_match = re.match(r"[^\W\d_]*", line)
     assert letters_match is not None and right_match is not None  # both match the empty string
-    letters = letters_match.group()
-    right = right_match.group()
-    if "-" in left or f"{letters}-{right}" in compounds:
-        return current + line
-    return current[:-1] + line
+    return "-" in left or f"{letters_match.group()}-{right_match.group()}" in compounds
+
+
+def _last_word(pieces: list[str]) -> str:
+    """The last word of the text that `pieces` join into (at most its last `MAX_WORD`
+    characters): pieces joined without a space (a word rejoined at its hyphen) may hold parts of
+    it."""
+    word = ""
+    for piece in reversed(pieces):
+        split = piece.rsplit(None, 1)
+        word = (split[-1] if split else "") + word
+        if len(split) != 1 or piece[:1].isspace() or len(word) >= MAX_WORD:
+            return word[-MAX_WORD:]
+    return word
 
 
 def _columns(line: str) -> int:

