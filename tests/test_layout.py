@@ -176,6 +176,33 @@ def test_hyphenation_at_a_wrap_is_rejoined_but_compounds_keep_their_hyphen():
     assert paragraphs(narrow)[0].startswith("In a narrow column of a printed page, a state-of-the-art method")
 
 
+def test_a_hyphen_at_a_line_end_of_a_document_that_does_not_hyphenate_words_is_its_own():
+    readme = (
+        "The guide is a book-length tutorial on shell scripting. It contains many heavily-\n"
+        "commented examples, exercises for the reader and a long reference section, and it\n"
+        "is free to copy and distribute as long as its license is kept with every copy.\n"
+    )
+    assert "many heavily-commented examples" in paragraphs(readme)[0]  # an editor does not hyphenate
+
+
+def test_a_typesetter_s_hyphenation_is_undone_from_the_words_the_document_writes_whole():
+    page = (
+        "The shell reads its input from a file, from a string supplied as an argu-\n"
+        "ment, or from the user's terminal. Each argument is expanded before it is\n"
+        "passed on, and the expansion of an argument happens in a fixed order: ex-\n"
+        "pansion of braces, then of tildes, then of parameters and of variables, and\n"
+        "the result of each is split into words. Use --location to follow redirects.\n"
+        "When the option --no-haproxy-protocol is given, or when --loca-\n"
+        "tion is given, or when --no-\n"
+        "haproxy-protocol is given, the defaults apply to every trans-\n"
+        "fer that the tool makes, and the last option wins over the first one it read.\n"
+    )
+    (paragraph,) = paragraphs(page)
+    assert "supplied as an argument, or" in paragraph and "order: expansion of braces" in paragraph
+    assert "or when --location is given, or when --no-haproxy-protocol is given" in paragraph
+    assert "every transfer that" in paragraph  # not written whole elsewhere: a typeset page hyphenates
+
+
 def test_a_line_left_open_goes_on_in_lower_case_even_in_a_short_file():
     assert paragraphs("This is a short note that I wrapped\nby hand, as people do.") == [
         "This is a short note that I wrapped by hand, as people do."

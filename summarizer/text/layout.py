@@ -10,8 +10,9 @@ starts a sentence, a heading in capitals before a line in lower case (a manual p
 one (a manual's "3.1. Top-level structure", then "libbzip2 is..."), a next line that starts a
 list item or is indented past the current line's text, and the line breaks of a document that
 is not hard-wrapped (one paragraph or sentence per line, as in the benchmark corpora) end the
-paragraph, as they always did. A word hyphenated at a soft wrap is rejoined; a table of
-contents' lines (leader dots, a page number) are left out.
+paragraph, as they always did. A word hyphenated at a soft wrap is rejoined, without its
+hyphen when the document writes it whole elsewhere or hyphenates words to wrap its lines
+(`_Hyphens`); a table of contents' lines (leader dots, a page number) are left out.
 In a hard-wrapped document a line that stands alone and ends no sentence (a title, a heading,
 a table row) is layout, not running text, and is left out too, as is a paragraph's last line
 that begins after a sentence, ends none and reads as a heading (numbered, or in title case: one
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import dataclass
 
 # \r alone (old Mac files) and the Unicode line and paragraph separators break lines too.
 LINE_BREAK = re.compile(r"\r\n|[\n\r\u2028\u2029]")
@@ -65,8 +67,14 @@ _ADMONITIONS = frozenset("admonition attention caution danger error hint importa
 _DOCTEST = re.compile(r"\s*>>>(?:\s|$)")
 _BULLET = re.compile(r"[-*+•‣◦▪]\s+(?=\S)")  # a list item's bullet, left out of its text
 _UNDERLINE = re.compile(r"\s*([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
-# A hyphenated word; it starts where letters start, so that a long run of letters is read once.
-_COMPOUND = re.compile(r"(?<![^\W\d_])[^\W\d_]+-[^\W\d_]+")
+# Two words joined by a hyphen (each pair of a longer compound); matched from where letters
+# start, so that a long run of letters is read once.
+_COMPOUND = re.compile(r"(?<![^\W\d_])([^\W\d_]+)-(?=([^\W\d_]+))")
+_LETTERS = re.compile(r"(?<![^\W\d_])[^\W\d_]+")
+# A document hyphenates words to wrap its lines (a typesetter's PDF) when at least this share of
+# the words split at its lines' ends are written whole elsewhere in it; in one that does not (text
+# typed in an editor, a browser's or an office suite's PDF), a hyphen at a line's end is its own.
+HYPHENATING_SHARE = 0.25
 MAX_WORD = 100  # the characters of a word read to rejoin it at a hyphen (a word of running text is shorter)
 _FIRST_WORD = re.compile(r"\S+")
 # A heading: a section number ("2", "3.1", "A.") or a chapter's name, then its title; or words
@@ -97,7 +105,7 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
     does not change how the others are joined."""
     lines = _lines(text)
     width = wrap_width(lines if wrapped_as is None else _lines(wrapped_as))
-    compounds: set[str] | None = None  # the document's hyphenated words, found when first needed
+    hyphens: _Hyphens | None = None  # what the document says of its hyphens, found when first needed
     result: list[str] = []
     # The paragraph so far, as the pieces whose concatenation it is (its first line, then each
     # next line with the space that joins it, if any), so that joining a line costs its own length.
@@ -128,8 +136,8 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
         if pieces and _soft(lines[i - 1], line, width, alone=not joined):
             last = size + 1 if SENTENCE_END.search(pieces[-1]) else None
             if _HYPHENATED.search(pieces[-1]) and stripped[:1].islower():
-                compounds = set(_COMPOUND.findall(text)) if compounds is None else compounds
-                if not _keeps_hyphen(pieces, stripped, compounds):
+                hyphens = _Hyphens.of(text, lines) if hyphens is None else hyphens
+                if not hyphens.keeps(_last_word(pieces)[:-1], stripped):
                     pieces[-1] = pieces[-1][:-1]
                     size -= 1
                 pieces.append(stripped)
@@ -339,15 +347,48 @@ def is_section_heading(line: str) -> bool:
     )
 
 
-def _keeps_hyphen(pieces: list[str], line: str, compounds: set[str]) -> bool:
-    """Whether the hyphen that ends the paragraph's `pieces` (after a letter) stays when its
-    soft-wrapped next `line` is joined: the word is a compound already ("state-of-the-") or the
-    document writes it with a hyphen elsewhere. A word's last `MAX_WORD` characters are read."""
-    left = _last_word(pieces)[:-1]
-    letters_match = re.search(r"[^\W\d_]*$", left)
-    right_match = re.match(r"[^\W\d_]*", line)
-    assert letters_match is not None and right_match is not None  # both match the empty string
-    return "-" in left or f"{letters_match.group()}-{right_match.group()}" in compounds
+@dataclass(frozen=True)
+class _Hyphens:
+    """What a document says of the hyphens at its lines' ends: the words it writes (in lower case),
+    the pairs it writes joined by a hyphen, and whether it hyphenates words to wrap its lines."""
+
+    words: frozenset[str]
+    compounds: frozenset[str]
+    hyphenates: bool
+
+    @classmethod
+    def of(cls, text: str, lines: list[str]) -> _Hyphens:
+        words = frozenset(word.lower() for word in _LETTERS.findall(text))
+        compounds = frozenset(f"{left}-{right}".lower() for left, right in _COMPOUND.findall(text))
+        splits = [
+            _split(_last_word([line])[:-1], following.lstrip())
+            for line, following in zip(lines, lines[1:])
+            if _HYPHENATED.search(line) and following.lstrip()[:1].islower()
+        ]
+        whole = sum(1 for left, right in splits if f"{left}{right}" in words)
+        return cls(words, compounds, whole >= HYPHENATING_SHARE * len(splits) > 0)
+
+    def keeps(self, left: str, line: str) -> bool:
+        """Whether the hyphen after `left` (the word that ends a line, less its hyphen) stays when
+        the `line` that goes on with it is joined: it does when the document writes the two
+        parts joined by a hyphen elsewhere, not when it writes them as one word; else when the
+        word is a compound already ("state-of-the-", "--no-") or the document does not hyphenate
+        words ("heavily-" / "commented" in a README)."""
+        letters, right = _split(left, line)
+        if f"{letters}-{right}" in self.compounds:
+            return True
+        if f"{letters}{right}" in self.words:
+            return False
+        return "-" in left or not self.hyphenates
+
+
+def _split(left: str, line: str) -> tuple[str, str]:
+    """The letters that end `left` and begin `line`, in lower case: the parts of a word split
+    at a hyphen."""
+    letters = re.search(r"[^\W\d_]*$", left)
+    right = re.match(r"[^\W\d_]*", line)
+    assert letters is not None and right is not None  # both match the empty string
+    return letters.group().lower(), right.group().lower()
 
 
 def _last_word(pieces: list[str]) -> str:
