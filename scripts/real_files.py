@@ -9,8 +9,11 @@ digit, an opening quote or bracket, or anything right after a sentence that ende
 with a full stop, question or exclamation mark, or colon (perhaps inside quotes or brackets);
 markup when it holds HTML tags or entities, Markdown link, image, emphasis, heading or table
 syntax, or code fences. Prints each file's sentences with their verdicts, then the share of
-whole sentences without markup over all files. The default files are licenses, READMEs,
-manuals, Markdown documents, web pages and PDFs that ship with Debian, Python and Rust.
+whole sentences without markup over all files. Also counts the paragraphs read that are a
+typeset page's apparatus, not its text: a numbered reference entry ("[12] "), a caption ("Table
+1:", "Figure 2.", "Fig. 3:") or a footnote (its number set against its first word, "1The").
+The default files are licenses, READMEs, manuals, Markdown documents, web pages and PDFs that
+ship with Debian, Python and Rust.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ DEFAULT_FILES = [
 _END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _START = re.compile(r"[\"'“‘(\[]*[A-Z0-9]")
 _TAG = r"</?[a-zA-Z][\w-]*(?:\s+[\w-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"  # not "Result<T, E>"
+_APPARATUS = re.compile(r"\[\d{1,4}\]\s|(?:Table|Figure|Fig\.)\s+\d{1,3}[:.]\s|\d{1,2}[A-Z][a-z]")
 _MARKUP = re.compile(_TAG + r"|&[a-z]+;|&#\d+;|\]\(|!\[|\*\*|__\w|^#{1,6} |\|\s*-{3,}|```|\|.*\|.*\|")
 
 
@@ -69,6 +73,7 @@ def main() -> int:
     files = [Path(f) for f in args.files] or [Path(f) for f in DEFAULT_FILES if Path(f).is_file()]
     summarizer = Summarizer.from_pretrained(precision="fp32")  # the figures in docs were measured in fp32
     counts = {"whole": 0, "fragment": 0, "markup": 0}
+    apparatus = paragraphs = 0
     for path in files:
         try:
             document = read_source(Source(path, str(path), Path(path.name)), 50_000_000)
@@ -76,7 +81,9 @@ def main() -> int:
             print(f"{error}", file=sys.stderr)
             continue
         summary = summarizer.summarize(document, k=args.k)
-        print(f"== {path} ({len(summary.document)} sentences)")
+        notes = [paragraph for paragraph in document.paragraphs if _APPARATUS.match(paragraph)]
+        apparatus, paragraphs = apparatus + len(notes), paragraphs + len(document.paragraphs)
+        print(f"== {path} ({len(summary.document)} sentences, {len(notes)} paragraphs of apparatus)")
         for index, sentence in zip(summary.indices, summary.sentences):
             previous = summary.document[index - 1] if index > 0 else None
             judged = verdict(sentence, previous)
@@ -86,7 +93,7 @@ def main() -> int:
     print(
         f"{len(files)} files, {total} summary sentences: {counts['whole']} whole "
         f"({100 * counts['whole'] / max(total, 1):.1f}%), {counts['fragment']} fragments, {counts['markup']} "
-        "with markup"
+        f"with markup; {apparatus} of {paragraphs} paragraphs read are reference entries, captions or footnotes"
     )
     return 0
 

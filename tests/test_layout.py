@@ -387,3 +387,70 @@ def test_a_rule_under_a_sentence_leaves_the_sentence():
         "Some text:",
         "not indented, so not a literal block.",
     ]
+
+
+def paper(entries: list[str], after: str = "") -> str:
+    """A paper's text as a PDF's text layer gives it: a title wider than the column, its
+    authors, a body wrapped at 52 columns, a list of references, perhaps more after it (its
+    paragraphs apart, as the layout rules cannot tell a typeset paragraph's indent)."""
+    body = "\n\n".join(textwrap.fill(paragraph, 52) for paragraph in PROSE * 2)
+    title = "Learning to Select Sentences from Long Reports with Limited Compute"
+    authors = "Maria Jensen and David Okafor\nDepartment of Computer Science, {mjensen,dokafor}@example.edu"
+    references = "\n".join(textwrap.fill(entry, 52) for entry in entries)
+    return f"{title}\n{authors}\nAbstract\n{body}\nReferences\n{references}\n{after}"
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [
+            "[1] Yang Liu and Mirella Lapata. 2019. Text summarization with pretrained encoders. In "
+            "Proceedings of EMNLP-IJCNLP, pages 3730-3740.",
+            "[2] Rada Mihalcea and Paul Tarau. TextRank: Bringing order into texts. In Proceedings of EMNLP.",
+        ],
+        [
+            "Liu, Y. and Lapata, M. (2019). Text summarization with pretrained encoders. In Proceedings of "
+            "EMNLP-IJCNLP, pages 3730-3740.",
+            "Mihalcea, R. and Tarau, P. (2004). TextRank: Bringing order into texts. In Proceedings of EMNLP.",
+        ],
+    ],
+)
+def test_a_paper_s_title_authors_and_references_are_not_text(entries):
+    appendix = "A Training Settings\n" + textwrap.fill(
+        "All models were trained with the same optimizer and the same schedule, on the same machine.", 52
+    )
+    found = paragraphs(paper(entries, after=appendix))
+    assert found[:4] == PROSE * 2 and found[4:] == [
+        "All models were trained with the same optimizer and the same schedule, on the same machine."
+    ]
+
+
+def test_a_references_heading_drops_only_what_reads_as_entries():
+    note = "The list below gives the works that this note draws on."  # no label, no year: text
+    text = paper(["[1] Yang Liu and Mirella Lapata. 2019. Text summarization with pretrained encoders.", note])
+    assert paragraphs(text)[-1] == note
+    per_line = ["References to the law were brief.", "[1] The court ruled in 2019 that the law was void."]
+    assert paragraphs("\n".join(per_line)) == per_line  # no heading: a sentence that begins with the word
+
+
+def test_an_option_s_name_after_a_full_line_that_ends_a_sentence_is_not_text():
+    manual = (
+        "Makes curl fail when the server answers with an error, so\n"
+        "that scripts can tell a failed transfer from one that worked\n"
+        "in every case, and it says so on its standard error output.\n"
+        "--fail-with-body\n"
+        "Fail fast with no output at all on server errors. This is\n"
+        "useful to let scripts and users deal with failed attempts.\n"
+    )
+    assert [paragraph[-13:] for paragraph in paragraphs(manual)] == ["error output.", "led attempts."]
+
+
+def test_references_numbered_in_brackets_are_not_text_without_a_heading():
+    entries = [
+        "[1] R. P. Feynman, Phys. Rev. 94, 262 (1954).",
+        "[2] N. D. Birell and P. C. W. Davies, Quantum Fields in Curved Space (Cambridge University Press, 1982).",
+        "[4] J. G. P. Berman and J. F. M. Izrailev, Physica D 88, 445 (1983).",  # [3] ran into another
+    ]
+    text = "\n".join([textwrap.fill(PROSE[0], 60), *entries])
+    assert paragraphs(text) == [PROSE[0]]
+    assert paragraphs("\n".join([textwrap.fill(PROSE[0], 60), *entries[:2]]))[1:] == entries[:2]  # two: a list

@@ -6,7 +6,7 @@ wraps joined); Markdown through markdown-it-py (paragraphs, list items and block
 their link text; no headings, code, tables, images or HTML); HTML through trafilatura (the
 page's main text, never its navigation, scripts or markup); PDF through pypdf, then the plain
 text rules (running headers, footers, page numbers and verbatim blocks in a fixed-pitch font
-dropped).
+dropped), then without captions and footnotes (`summarizer.text.typeset`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from summarizer.errors import InputError, first_line
 from summarizer.text.layout import LINE_BREAK, SENTENCE_END, is_section_heading
 from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.pdf_spacing import explicit_spacing
+from summarizer.text.typeset import running_paragraphs, with_bullets
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -286,11 +287,10 @@ def pdf_paragraphs(data: bytes) -> list[str]:
     lines = _without_running_lines(pages)
     if not lines:
         raise UnreadableDocument("the PDF has no text layer (a scanned document?): run OCR on it first")
-    whole = "\n".join(line.text for line in lines)
-    text = "\n".join(_without_verbatim(lines))
-    wrapped_as = unicodedata.normalize("NFKC", whole) if text != whole else None  # only when a block went
-    paragraphs = text_paragraphs(unicodedata.normalize("NFKC", text), wrapped_as=wrapped_as)
-    return [" ".join(paragraph.split()) for paragraph in paragraphs]  # words spaced once
+    whole = with_bullets(unicodedata.normalize("NFKC", "\n".join(line.text for line in lines)))
+    text = with_bullets(unicodedata.normalize("NFKC", "\n".join(_without_verbatim(lines))))
+    paragraphs = text_paragraphs(text, wrapped_as=whole if text != whole else None)  # only when a block went
+    return [" ".join(paragraph.split()) for paragraph in running_paragraphs(paragraphs)]  # words spaced once
 
 
 @dataclass(frozen=True)

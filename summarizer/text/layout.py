@@ -50,9 +50,11 @@ SENTENCE_END = re.compile(r"[.!?:;…][\"'”’»)\]]*$")
 # A synopsis's optional arguments ("[FILE...]", "[OPTION. . .]"): an ellipsis in brackets after a word.
 _BRACKETED_ELLIPSIS = re.compile(r"\w(?:\.\.\.|\. \. \.|…)\]$")
 # A list item: a bullet, or a number or parenthesized letter or roman numeral and a closing mark.
-# A numbered section heading ("1.2 Scope", "3.1. Data") counts as one.
+# A numbered section heading ("1.2 Scope", "3.1. Data") counts as one, as does a reference
+# entry's number in brackets before a name ("[12] Yang Liu", not a citation going on, "[12] and").
 _LIST_ITEM = re.compile(
     r"(?:[-*+•‣◦▪–—]|\d{1,3}[.)]|\(?(?:[a-zA-Z]|[ivxlcdm]{1,5})\))\s+(?=\S)|\d{1,3}(?:\.\d{1,3})+\.?\s+(?=[A-Z])"
+    r"|\[\d{1,4}\]\s+(?=[A-Z])"
 )
 _HYPHENATED = re.compile(r"(?<=[^\W\d_])-$")  # a letter, then a hyphen, at the end of a line
 _LEADERS = re.compile(r"(?:\.\s?){4,}\s*(?:\d+|[ivxlcdm]+)\s*$")  # a table of contents' line: leader dots, a page
@@ -92,6 +94,22 @@ _SECTION_NUMBER = re.compile(
 _INNER_SENTENCE_END = re.compile(r"[^\W\d_]{2}[.!?][\"'”’»)\]]*\s+[\"'“‘(\[]*[A-Z0-9]")
 MIN_PROSE_WORDS = 8
 PROSE_SHARE = 0.8
+# A list of references: its heading (numbered or not, perhaps in capitals), and its entries'
+# labels ("[3]", "[Liu19]"; "12." before a year) and years, which follow the authors' names
+# within this many characters. A run of entries numbered "[1]", "[2]", "[4]"... is one with or
+# without a heading.
+_REFERENCES = re.compile(
+    r"(?:(?:\d{1,2}|[A-Z])\.?\s+)?(?i:references|bibliography|works cited|literature cited|cited literature):?"
+)
+_NUMBERED_ENTRY = re.compile(r"\[(\d{1,4})\]\s")
+MIN_NUMBERED_ENTRIES = 3
+MAX_ENTRY_GAP = 2  # other paragraphs between two numbered entries (a footnote at a page's foot)
+MAX_ENTRY_STEP = 3
+_LABEL = re.compile(r"\[[^\]\s]{1,20}\]\s")
+_NUMBER_LABEL = re.compile(r"\(?\d{1,3}[.)]\s")
+_YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d[a-z]?\b")
+MAX_AUTHORS_CHARS = 300
+_NAME_PARTICLES = frozenset("and & van der den von de del della da di du dos la le et al al. jr. sr.".split())
 _PLAIN_WORD = re.compile(r"[\"'“‘(]*[^\W\d_]+(?:['’-][^\W\d_]+)*[\"'”’),;:]*")
 _OPENING = "\"'“‘(["
 _SMALL_WORDS = frozenset("a an and as at by for from in into nor of on or the to vs with".split())
@@ -112,6 +130,7 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
     pieces: list[str] = []
     size, joined, wrapped = 0, False, False  # wrapped: a full line of it went on in the next
     last: int | None = None  # where the paragraph's last line starts, if it began a sentence
+    bibliography = _Bibliography()
 
     def close() -> None:
         # In a hard-wrapped document a lone line that ends no sentence is a title, a heading,
@@ -119,13 +138,22 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
         # begins after a sentence, ends none and reads as a heading: one that a full line ran into;
         # and lines joined in lower case, none of them full, that end no sentence and do not read
         # as prose (a figure's labels, a table's cells, a command's synopsis).
+        # A paper's list of references is not its text either, nor, in a hard-wrapped document,
+        # lines in title case that end no sentence (a title and its authors' names, wider than a
+        # column and so taken as full).
         current = "".join(pieces)
-        if width is not None and last is not None and is_heading(current[last:]):
+        tail = current[last:] if width is not None and last is not None else ""
+        heading = bool(tail) and (is_heading(tail) or _REFERENCES.fullmatch(tail) is not None)
+        if heading:
             current = current[:last].rstrip()
-        prose = width is None or wrapped or (joined and _reads_as_prose(current))
-        ends = SENTENCE_END.search(current) is not None and not _BRACKETED_ELLIPSIS.search(current)
-        if current and (prose or ends):
-            result.append(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
+        if not bibliography.holds(current, lone=not joined):
+            ends = SENTENCE_END.search(current) is not None and not _BRACKETED_ELLIPSIS.search(current)
+            titled = width is not None and not ends and not current.isupper() and title_case(current.split())
+            prose = not titled and (width is None or wrapped or (joined and _reads_as_prose(current)))
+            if current and (prose or ends):
+                result.append(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
+        if heading:
+            bibliography.heading(tail)
 
     for i, line in enumerate(lines):
         stripped = line.strip()
@@ -149,7 +177,7 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
             close()
             pieces, size, joined, last, wrapped = [stripped], len(stripped), False, None, False
     close()
-    return result
+    return _without_numbered_entries(result)
 
 
 def is_heading(line: str) -> bool:
@@ -170,8 +198,11 @@ def title_case(words: list[str]) -> bool:
 
 
 def _capitalized(word: str) -> bool:
+    """Whether `word` begins with a capital or a digit after an opening quote or bracket, or is
+    no word but a symbol, an option or an address ("&", "--fail", "{jo,al}@example.edu"; a
+    web address, a line of its own after a sentence, is text)."""
     first = word.lstrip(_OPENING)[:1]
-    return first.isupper() or first.isdigit()
+    return first.isupper() or first.isdigit() or (not first.isalpha() and "//" not in word)
 
 
 def _lines(text: str) -> list[str]:
@@ -345,6 +376,71 @@ def is_section_heading(line: str) -> bool:
         and len(line.split()) <= MAX_HEADING_WORDS
         and not SENTENCE_END.search(line)
     )
+
+
+def _is_entry(paragraph: str) -> bool:
+    """Whether `paragraph` reads as an entry of a list of references: it begins with a label in
+    brackets, or a year follows a number or names ("Liu, Y. and Lapata, M. (2019)",
+    "H. P. Edmundson. 1969."; capitalized words, name particles and short abbreviations)."""
+    if _LABEL.match(paragraph):
+        return True
+    year = _YEAR.search(paragraph, 0, MAX_AUTHORS_CHARS)
+    if year is None:
+        return False
+    authors = paragraph[: year.start()].split()
+    return _NUMBER_LABEL.match(paragraph) is not None or all(
+        _capitalized(word) or word.lower() in _NAME_PARTICLES or (len(word) <= 4 and word.endswith("."))
+        for word in authors
+    )
+
+
+def _without_numbered_entries(paragraphs: list[str]) -> list[str]:
+    """`paragraphs` less each run of at least `MIN_NUMBERED_ENTRIES` that begin with numbers in
+    brackets, each up to `MAX_ENTRY_STEP` past the one before ("[1]", "[2]", "[4]"...: a list of
+    references, with or without its heading, some entries perhaps run together), at most
+    `MAX_ENTRY_GAP` other paragraphs between two."""
+    dropped: list[int] = []
+    run: list[int] = []
+    last, gap = 0, 0
+    for i, paragraph in enumerate([*paragraphs, ""]):  # the empty one ends the last run
+        label = _NUMBERED_ENTRY.match(paragraph)
+        number = int(label.group(1)) if label else None
+        if run and number is not None and last < number <= last + MAX_ENTRY_STEP:
+            run.append(i)
+            last, gap = number, 0
+        elif run and number is None and gap < MAX_ENTRY_GAP and i < len(paragraphs):
+            gap += 1
+        else:
+            dropped.extend(run if len(run) >= MIN_NUMBERED_ENTRIES else [])
+            run, last, gap = ([i], number, 0) if number is not None else ([], 0, 0)
+    keep = set(range(len(paragraphs))).difference(dropped)
+    return [paragraph for i, paragraph in enumerate(paragraphs) if i in keep]
+
+
+class _Bibliography:
+    """Follows a document's paragraphs in order to tell which are the entries of a list of
+    references (`_is_entry`), after a heading of its own ("References", "7 Bibliography") up to
+    the next heading."""
+
+    def __init__(self) -> None:
+        self.inside = False
+
+    def holds(self, paragraph: str, lone: bool) -> bool:
+        """Whether `paragraph` (`lone`: a line of its own) is the heading or an entry of a list
+        of references."""
+        entry = self.inside and _is_entry(paragraph)  # perhaps a line of its own that reads as a heading
+        if lone and not entry and (_REFERENCES.fullmatch(paragraph) or is_heading(paragraph)):
+            return self.heading(paragraph)
+        return entry
+
+    def heading(self, line: str) -> bool:
+        """Takes the heading `line`: whether it begins a list of references (any other with a
+        word in it ends one; not a number alone, a line's end cut from an entry)."""
+        if _REFERENCES.fullmatch(line):
+            self.inside = True
+            return True
+        self.inside = self.inside and not any(c.isalpha() for c in line)
+        return False
 
 
 @dataclass(frozen=True)

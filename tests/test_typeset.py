@@ -1,0 +1,40 @@
+"""A typeset page's captions and footnotes are not running text."""
+
+from __future__ import annotations
+
+from summarizer.text.typeset import running_paragraphs, with_bullets
+
+
+def test_captions_and_footnotes_are_left_out_and_the_paragraph_they_cut_is_whole():
+    page = [
+        "We evaluate on three datasets. All models were trained on the same machine with two cores and no",
+        "Table 1: ROUGE F1 scores on the news test set. Higher is better.",
+        "1The machine has 24 gigabytes of memory, which was never the limiting factor.",
+        "accelerator1. It correlates only moderately with human judgements of quality2, as is known.",
+        "2See the meta-evaluation of Fabbri et al. (2021) for a recent study.",
+        "Figure 3. The architecture of the model.",
+        "Fig. 4: Sentence vectors are pooled from the encoder's output.",
+        "GPT2 and MP3 players were used in 2 of the 3 runs, and the run in Table 1 used neither.",
+    ]
+    assert running_paragraphs(page) == [
+        "We evaluate on three datasets. All models were trained on the same machine with two cores and no "
+        "accelerator. It correlates only moderately with human judgements of quality, as is known.",
+        "GPT2 and MP3 players were used in 2 of the 3 runs, and the run in Table 1 used neither.",
+    ]
+
+
+def test_without_footnotes_numbers_after_words_stay():
+    assert running_paragraphs(["It scored 3D points on version2 of the test."]) == [
+        "It scored 3D points on version2 of the test."
+    ]
+
+
+def test_a_paragraph_that_ends_a_sentence_is_not_joined_across_a_caption():
+    page = ["The model is small.", "Figure 1: The model.", "three of its layers are frozen, as the text says."]
+    assert running_paragraphs(page) == ["The model is small.", "three of its layers are frozen, as the text says."]
+
+
+def test_a_bullet_that_the_font_maps_to_no_character_is_a_bullet():
+    assert with_bullets("Directions:\n\x88 more articles;\n  \x88 distillation.\nA\x88B") == (
+        "Directions:\n• more articles;\n  • distillation.\nA\x88B"
+    )
