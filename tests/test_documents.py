@@ -495,3 +495,22 @@ def test_html_without_the_formats_extra_is_one_line_naming_it(monkeypatch):
 def test_a_paragraph_that_ends_in_an_omission_is_running_text():
     quote = "The committee's report concluded that the measures taken were adequate [...]"
     assert list(Document.from_text(f"{quote}\n", "markdown").paragraphs) == [quote]
+
+
+@pytest.mark.parametrize(("producer", "word"), [("Skia/PDF m150", "well-known"), (None, "wellknown")])
+def test_a_pdf_s_maker_says_whether_a_hyphen_at_a_line_s_end_breaks_a_word(producer, word):
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    if producer:
+        pdf.set_producer(producer)
+    pdf.add_page()
+    pdf.set_font("helvetica", size=11)
+    lines = [
+        "The tool reads files of every kind that people keep, and it is a well-",
+        "known one among those who summarize the documents that they are sent,",
+        "as it keeps to the sentences that the documents hold and adds nothing.",
+    ]
+    for line in lines:
+        pdf.cell(0, 6, line, new_x="LMARGIN", new_y="NEXT")
+    (paragraph,) = Document.from_text(bytes(pdf.output()), "pdf").paragraphs
+    assert f"it is a {word} one among" in paragraph  # a browser does not hyphenate; a typesetter does

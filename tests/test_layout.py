@@ -454,3 +454,33 @@ def test_references_numbered_in_brackets_are_not_text_without_a_heading():
     text = "\n".join([textwrap.fill(PROSE[0], 60), *entries])
     assert paragraphs(text) == [PROSE[0]]
     assert paragraphs("\n".join([textwrap.fill(PROSE[0], 60), *entries[:2]]))[1:] == entries[:2]  # two: a list
+
+
+def test_a_readme_s_references_section_keeps_its_prose_and_steps():
+    readme = [
+        "References",
+        "The method follows Liu and Lapata (2019), who fine-tune BERT for extractive summarization.",
+        "In 2020 we added support for PDF files, using pypdf to read their text layer.",
+        "The 2021 release made reading linear in the length of the input.",
+        "License:",
+        "[1] Download the archive from the release page.",
+        "[2] Unpack it into a directory of your choice.",
+        "[3] Run the installer and follow its instructions.",
+    ]
+    assert paragraphs("\n\n".join(readme)) == readme[1:]
+
+
+def test_code_after_a_sentence_s_colon_stays_and_a_citation_goes_on_with_its_sentence():
+    text = (
+        textwrap.fill(PROSE[0], 62) + "\n\n"
+        "To install the tool somewhere else than its default location,\n"
+        "change the install prefix in the file config.mk, for example:\n"
+        "PREFIX = /opt/tool\n\n"
+        "Extractive summarizers have a long history, and most of the\n"
+        "recent ones are neural versions of the older ones, such as\n"
+        "[12] BERTSUM and its successors, which mostly change how the\n"
+        "sentences of a document are encoded before they are scored.\n"
+    )
+    *code, prose = text.split("\n\n")
+    assert paragraphs("\n\n".join(code))[1].endswith("for example: PREFIX = /opt/tool")
+    assert "such as [12] BERTSUM and its successors, which mostly change how the sentences" in paragraphs(prose)[0]

@@ -38,3 +38,39 @@ def test_a_bullet_that_the_font_maps_to_no_character_is_a_bullet():
     assert with_bullets("Directions:\n\x88 more articles;\n  \x88 distillation.\nA\x88B") == (
         "Directions:\n• more articles;\n  • distillation.\nA\x88B"
     )
+
+
+def test_a_caption_or_footnote_is_a_paragraph_of_its_own_however_full_its_last_line():
+    from summarizer.text.layout import paragraphs
+    from summarizer.text.typeset import is_note
+
+    lines = [
+        "The installer shows the collections it will install, and the options that go with",
+        "them, so that each can be chosen before anything is copied onto the disk of the",
+        "machine.",
+        "Figure 3: The basic installer screen, with the collections and options to choose.",
+        "If you want more control than the collection menus provide, you can use the manager",
+        "after the installation, which lists every package that the distribution holds.",
+    ]
+    found = running_paragraphs(paragraphs("\n".join(lines), typeset=True, notes=is_note))
+    assert found[-1].startswith("If you want more control") and not any("Figure" in p for p in found)
+
+
+def test_a_number_against_a_word_is_a_footnote_only_with_its_mark_near():
+    page = ["1Password keeps the passwords of a team in one vault.", "It runs on every system."]
+    assert running_paragraphs(page) == page
+
+
+def test_a_clause_cut_by_a_figure_goes_on_after_its_caption():
+    from summarizer.text.layout import paragraphs
+    from summarizer.text.typeset import is_note
+
+    lines = [
+        "Every closed object, such as a box, a circle or an ellipse, also has eight compass points",
+        "associated with it, and a center, which the language names in the same way as the rest;",
+        "Figure 10-1: Compass points",
+        "these are the locations where eight compass rays from the geometric center would meet",
+        "the figure, and they are named after the points of the compass.",
+    ]
+    found = running_paragraphs(paragraphs("\n".join(lines), typeset=True, notes=is_note))
+    assert found == [" ".join(lines[:2] + lines[3:])]

@@ -27,7 +27,7 @@ from summarizer.errors import InputError, first_line
 from summarizer.text.layout import LINE_BREAK, SENTENCE_END, is_section_heading
 from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.pdf_spacing import explicit_spacing
-from summarizer.text.typeset import running_paragraphs, with_bullets
+from summarizer.text.typeset import is_note, running_paragraphs, with_bullets
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -67,6 +67,8 @@ _FIXED_PITCH_NAME = re.compile(r"(?i)courier|mono(?!type)|consol|menlo|inconsola
 _DIGIT_CODES = range(ord("0"), ord("9") + 1)
 _FORM_DEPTH = 3  # forms drawn inside forms that are looked into for their fonts
 _DIGITS = re.compile(r"\d+")
+# Programs that make PDFs without hyphenating words (a browser's print, an office suite's export).
+_UNHYPHENATED_MAKERS = re.compile(r"(?i)skia|chrom|mozilla|webkit|libreoffice|openoffice|microsoft|google")
 _ALPHANUMERIC = re.compile(r"\w")
 # Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
 _HTML_BLOCKS = ("p", "item", "quote")
@@ -280,6 +282,7 @@ def pdf_paragraphs(data: bytes) -> list[str]:
             if not opened:
                 raise UnreadableDocument("encrypted PDF: it needs a password (decrypt it first, e.g. qpdf --decrypt)")
         pages = [[line for line in _page_lines(page) if line.text.strip()] for page in reader.pages]
+        typeset = _hyphenates(reader)
     except UnreadableDocument:
         raise
     except Exception as error:  # a damaged file raises many types (PdfReadError, KeyError, ValueError...)
@@ -289,8 +292,21 @@ def pdf_paragraphs(data: bytes) -> list[str]:
         raise UnreadableDocument("the PDF has no text layer (a scanned document?): run OCR on it first")
     whole = with_bullets(unicodedata.normalize("NFKC", "\n".join(line.text for line in lines)))
     text = with_bullets(unicodedata.normalize("NFKC", "\n".join(_without_verbatim(lines))))
-    paragraphs = text_paragraphs(text, wrapped_as=whole if text != whole else None)  # only when a block went
+    wrapped_as = whole if text != whole else None  # only when a block went
+    paragraphs = text_paragraphs(text, wrapped_as=wrapped_as, typeset=typeset, notes=is_note)
     return [" ".join(paragraph.split()) for paragraph in running_paragraphs(paragraphs)]  # words spaced once
+
+
+def _hyphenates(reader: Any) -> bool:
+    """Whether the program that made a PDF (its metadata's producer and creator) hyphenates words
+    to wrap lines, as typesetters do (TeX, groff); browsers and office suites do not by default.
+    Yes when the metadata cannot be read."""
+    try:
+        metadata = reader.metadata or {}
+        made_by = " ".join(str(metadata.get(key) or "") for key in ("/Producer", "/Creator"))
+    except Exception:  # damaged metadata: the text is read all the same
+        return True
+    return _UNHYPHENATED_MAKERS.search(made_by) is None
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # \r alone (old Mac files) and the Unicode line and paragraph separators break lines too.
@@ -50,12 +51,13 @@ SENTENCE_END = re.compile(r"[.!?:;…][\"'”’»)\]]*$")
 # A synopsis's optional arguments ("[FILE...]", "[OPTION. . .]"): an ellipsis in brackets after a word.
 _BRACKETED_ELLIPSIS = re.compile(r"\w(?:\.\.\.|\. \. \.|…)\]$")
 # A list item: a bullet, or a number or parenthesized letter or roman numeral and a closing mark.
-# A numbered section heading ("1.2 Scope", "3.1. Data") counts as one, as does a reference
-# entry's number in brackets before a name ("[12] Yang Liu", not a citation going on, "[12] and").
+# A numbered section heading ("1.2 Scope", "3.1. Data") counts as one; so does a reference
+# entry's number in brackets before a name after a sentence's end ("[12] Yang Liu"; not a
+# citation that goes on with the sentence, "such as" / "[12] BERTSUM and...").
 _LIST_ITEM = re.compile(
     r"(?:[-*+•‣◦▪–—]|\d{1,3}[.)]|\(?(?:[a-zA-Z]|[ivxlcdm]{1,5})\))\s+(?=\S)|\d{1,3}(?:\.\d{1,3})+\.?\s+(?=[A-Z])"
-    r"|\[\d{1,4}\]\s+(?=[A-Z])"
 )
+_ENTRY_ITEM = re.compile(r"\[\d{1,4}\]\s+(?=[A-Z])")
 _HYPHENATED = re.compile(r"(?<=[^\W\d_])-$")  # a letter, then a hyphen, at the end of a line
 _LEADERS = re.compile(r"(?:\.\s?){4,}\s*(?:\d+|[ivxlcdm]+)\s*$")  # a table of contents' line: leader dots, a page
 MAX_LEADER_TAIL = 200  # a line's last characters searched for leaders (a long run of dots is read once)
@@ -77,6 +79,7 @@ _LETTERS = re.compile(r"(?<![^\W\d_])[^\W\d_]+")
 # the words split at its lines' ends are written whole elsewhere in it; in one that does not (text
 # typed in an editor, a browser's or an office suite's PDF), a hyphen at a line's end is its own.
 HYPHENATING_SHARE = 0.25
+MIN_HYPHEN_SPLITS = 5  # fewer say too little: a typeset page hyphenates, other text does not
 MAX_WORD = 100  # the characters of a word read to rejoin it at a hyphen (a word of running text is shorter)
 _FIRST_WORD = re.compile(r"\S+")
 # A heading: a section number ("2", "3.1", "A.") or a chapter's name, then its title; or words
@@ -115,12 +118,17 @@ _OPENING = "\"'“‘(["
 _SMALL_WORDS = frozenset("a an and as at by for from in into nor of on or the to vs with".split())
 
 
-def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
+def paragraphs(
+    text: str, wrapped_as: str | None = None, typeset: bool = False, notes: Callable[[str], bool] | None = None
+) -> list[str]:
     """The paragraphs of plain `text`, each as one line without surrounding white space.
 
     `wrapped_as`: the document whose wrap width is measured instead, when `text` is that
     document less some of its lines (a PDF's less its verbatim blocks), so that leaving lines out
-    does not change how the others are joined."""
+    does not change how the others are joined. `typeset`: the text of a typeset page (a PDF's),
+    whose hyphens at a line's end break words unless the document shows otherwise (`_Hyphens`).
+    `notes`: which lines begin a note (a caption, a footnote), a paragraph of its own that goes
+    on only from a full line to one that begins in lower case."""
     lines = _lines(text)
     width = wrap_width(lines if wrapped_as is None else _lines(wrapped_as))
     hyphens: _Hyphens | None = None  # what the document says of its hyphens, found when first needed
@@ -131,6 +139,7 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
     size, joined, wrapped = 0, False, False  # wrapped: a full line of it went on in the next
     last: int | None = None  # where the paragraph's last line starts, if it began a sentence
     bibliography = _Bibliography()
+    note = False  # the paragraph is a note
 
     def close() -> None:
         # In a hard-wrapped document a lone line that ends no sentence is a title, a heading,
@@ -148,9 +157,9 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
             current = current[:last].rstrip()
         if not bibliography.holds(current, lone=not joined):
             ends = SENTENCE_END.search(current) is not None and not _BRACKETED_ELLIPSIS.search(current)
-            titled = width is not None and not ends and not current.isupper() and title_case(current.split())
+            titled = width is not None and not ends and not current.isupper() and title_case(current.split(), True)
             prose = not titled and (width is None or wrapped or (joined and _reads_as_prose(current)))
-            if current and (prose or ends):
+            if current and (prose or ends or note):  # a note, for the caller to leave out
                 result.append(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
         if heading:
             bibliography.heading(tail)
@@ -159,12 +168,15 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
         stripped = line.strip()
         if not stripped:
             close()
-            pieces, size, joined, last, wrapped = [], 0, False, None, False
+            pieces, size, joined, last, wrapped, note = [], 0, False, None, False, False
             continue
-        if pieces and _soft(lines[i - 1], line, width, alone=not joined):
+        starts_note = notes is not None and notes(stripped)
+        # A note goes on only from a full line to one in lower case (not into the text after it).
+        ends_note = note and not (stripped[:1].islower() and _full(lines[i - 1], line, width))
+        if pieces and not starts_note and not ends_note and _soft(lines[i - 1], line, width, alone=not joined):
             last = size + 1 if SENTENCE_END.search(pieces[-1]) else None
             if _HYPHENATED.search(pieces[-1]) and stripped[:1].islower():
-                hyphens = _Hyphens.of(text, lines) if hyphens is None else hyphens
+                hyphens = _Hyphens.of(text, lines, typeset) if hyphens is None else hyphens
                 if not hyphens.keeps(_last_word(pieces)[:-1], stripped):
                     pieces[-1] = pieces[-1][:-1]
                     size -= 1
@@ -176,6 +188,7 @@ def paragraphs(text: str, wrapped_as: str | None = None) -> list[str]:
         else:
             close()
             pieces, size, joined, last, wrapped = [stripped], len(stripped), False, None, False
+            note = starts_note
     close()
     return _without_numbered_entries(result)
 
@@ -191,18 +204,24 @@ def is_heading(line: str) -> bool:
     )
 
 
-def title_case(words: list[str]) -> bool:
-    """Whether each of `words` begins with a capital or a digit (after an opening quote or
-    bracket), short function words after the first aside."""
-    return all(_capitalized(word) or (i > 0 and word in _SMALL_WORDS) for i, word in enumerate(words))
+def title_case(words: list[str], symbols: bool = False) -> bool:
+    """Whether each of `words` is capitalized (`_capitalized`; with `symbols`, a token without
+    letters or digits counts too), short function words after the first aside."""
+    return all(_capitalized(word, symbols) or (i > 0 and word in _SMALL_WORDS) for i, word in enumerate(words))
 
 
-def _capitalized(word: str) -> bool:
+def _capitalized(word: str, symbols: bool = False) -> bool:
     """Whether `word` begins with a capital or a digit after an opening quote or bracket, or is
-    no word but a symbol, an option or an address ("&", "--fail", "{jo,al}@example.edu"; a
-    web address, a line of its own after a sentence, is text)."""
+    no word but an option, a placeholder, a variable or an address ("--fail", "<file>",
+    "${name}", "{jo,al}@example.edu"; not a web address's piece, "//doi.org/..."); with
+    `symbols`, also a token without letters or digits ("&"; an operator, "=", "|", "->", is not
+    a heading's word)."""
     first = word.lstrip(_OPENING)[:1]
-    return first.isupper() or first.isdigit() or (not first.isalpha() and "//" not in word)
+    if first.isupper() or first.isdigit():
+        return True
+    if first.isalpha() or "//" in word:
+        return False
+    return symbols or any(c.isalnum() for c in word)
 
 
 def _lines(text: str) -> list[str]:
@@ -212,7 +231,7 @@ def _lines(text: str) -> list[str]:
         [
             line.rstrip()
             for line in LINE_BREAK.split(text)
-            if not _LEADERS.search(line, max(0, len(line) - MAX_LEADER_TAIL))
+            if not _LEADERS.search(line.rstrip(), max(0, len(line.rstrip()) - MAX_LEADER_TAIL))
         ]
     )
 
@@ -322,7 +341,7 @@ def _soft(line: str, following: str, width: int | None, alone: bool = False) -> 
     indented past it."""
     line, following = line.expandtabs(), following.expandtabs()
     body = following.lstrip()
-    if _LIST_ITEM.match(body):
+    if _LIST_ITEM.match(body) or (_ENTRY_ITEM.match(body) and SENTENCE_END.search(line)):
         return False
     item = _LIST_ITEM.match(line.lstrip())
     text_column = len(line) - len(line.lstrip()) + (item.end() if item else 0)
@@ -380,31 +399,41 @@ def is_section_heading(line: str) -> bool:
 
 def _is_entry(paragraph: str) -> bool:
     """Whether `paragraph` reads as an entry of a list of references: it begins with a label in
-    brackets, or a year follows a number or names ("Liu, Y. and Lapata, M. (2019)",
-    "H. P. Edmundson. 1969."; capitalized words, name particles and short abbreviations)."""
+    brackets, or a year follows a number or the authors' names ("Liu, Y. and Lapata, M. (2019)",
+    "H. P. Edmundson. 1969.": two words or more, capitalized, name particles or short
+    abbreviations, then a full stop, a comma or a bracket), not "In 2020 we added...")."""
     if _LABEL.match(paragraph):
         return True
     year = _YEAR.search(paragraph, 0, MAX_AUTHORS_CHARS)
     if year is None:
         return False
-    authors = paragraph[: year.start()].split()
-    return _NUMBER_LABEL.match(paragraph) is not None or all(
-        _capitalized(word) or word.lower() in _NAME_PARTICLES or (len(word) <= 4 and word.endswith("."))
-        for word in authors
+    if _NUMBER_LABEL.match(paragraph):
+        return True
+    before = paragraph[: year.start()].rstrip()
+    authors = before.rstrip("( ").split()
+    return (
+        len(authors) >= 2
+        and before.endswith((".", ",", "("))
+        and all(
+            _capitalized(word) or word.lower() in _NAME_PARTICLES or (len(word) <= 4 and word.endswith("."))
+            for word in authors
+        )
     )
 
 
 def _without_numbered_entries(paragraphs: list[str]) -> list[str]:
     """`paragraphs` less each run of at least `MIN_NUMBERED_ENTRIES` that begin with numbers in
-    brackets, each up to `MAX_ENTRY_STEP` past the one before ("[1]", "[2]", "[4]"...: a list of
-    references, with or without its heading, some entries perhaps run together), at most
-    `MAX_ENTRY_GAP` other paragraphs between two."""
+    brackets, each up to `MAX_ENTRY_STEP` past the one before, and hold a year or a web address
+    ("[1]", "[2]", "[4]"...: a list of references, with or without its heading, some entries
+    perhaps run together; not steps "[1] Download..."), at most `MAX_ENTRY_GAP` other paragraphs
+    between two."""
     dropped: list[int] = []
     run: list[int] = []
     last, gap = 0, 0
     for i, paragraph in enumerate([*paragraphs, ""]):  # the empty one ends the last run
         label = _NUMBERED_ENTRY.match(paragraph)
-        number = int(label.group(1)) if label else None
+        cited = label is not None and (_YEAR.search(paragraph) is not None or "://" in paragraph)
+        number = int(label.group(1)) if label and cited else None
         if run and number is not None and last < number <= last + MAX_ENTRY_STEP:
             run.append(i)
             last, gap = number, 0
@@ -429,7 +458,8 @@ class _Bibliography:
         """Whether `paragraph` (`lone`: a line of its own) is the heading or an entry of a list
         of references."""
         entry = self.inside and _is_entry(paragraph)  # perhaps a line of its own that reads as a heading
-        if lone and not entry and (_REFERENCES.fullmatch(paragraph) or is_heading(paragraph)):
+        titled = is_heading(paragraph.removesuffix(":"))  # "License:" too
+        if lone and not entry and (_REFERENCES.fullmatch(paragraph) or titled):
             return self.heading(paragraph)
         return entry
 
@@ -453,7 +483,10 @@ class _Hyphens:
     hyphenates: bool
 
     @classmethod
-    def of(cls, text: str, lines: list[str]) -> _Hyphens:
+    def of(cls, text: str, lines: list[str], typeset: bool) -> _Hyphens:
+        """What `text` (its `lines`; `typeset`: from a typeset page) says: whether it hyphenates
+        words by the share of its split words written whole elsewhere when it splits
+        `MIN_HYPHEN_SPLITS` or more, else by where it comes from."""
         words = frozenset(word.lower() for word in _LETTERS.findall(text))
         compounds = frozenset(f"{left}-{right}".lower() for left, right in _COMPOUND.findall(text))
         splits = [
@@ -462,7 +495,9 @@ class _Hyphens:
             if _HYPHENATED.search(line) and following.lstrip()[:1].islower()
         ]
         whole = sum(1 for left, right in splits if f"{left}{right}" in words)
-        return cls(words, compounds, whole >= HYPHENATING_SHARE * len(splits) > 0)
+        if len(splits) < MIN_HYPHEN_SPLITS:
+            return cls(words, compounds, typeset)
+        return cls(words, compounds, whole >= HYPHENATING_SHARE * len(splits))
 
     def keeps(self, left: str, line: str) -> bool:
         """Whether the hyphen after `left` (the word that ends a line, less its hyphen) stays when
