@@ -484,3 +484,8 @@ def test_code_after_a_sentence_s_colon_stays_and_a_citation_goes_on_with_its_sen
     *code, prose = text.split("\n\n")
     assert paragraphs("\n\n".join(code))[1].endswith("for example: PREFIX = /opt/tool")
     assert "such as [12] BERTSUM and its successors, which mostly change how the sentences" in paragraphs(prose)[0]
+
+
+def test_a_line_with_a_sentence_inside_is_no_heading():
+    assert not layout.is_heading("Reported by Jacek Wielemborek <d33tah@gmail.com>. Closes: #798324")
+    assert layout.is_heading("3.1. Top-level structure") and layout.is_heading("--dump-po-strings")

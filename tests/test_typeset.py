@@ -74,3 +74,44 @@ def test_a_clause_cut_by_a_figure_goes_on_after_its_caption():
     ]
     found = running_paragraphs(paragraphs("\n".join(lines), typeset=True, notes=is_note))
     assert found == [" ".join(lines[:2] + lines[3:])]
+
+
+FILL = (
+    "This paragraph is filler text that is wrapped at a fixed width so that the\n"
+    "reader measures a wrap width for the whole document and treats it as hard\n"
+    "wrapped text, which is what the rules under test need to see to apply.\n\n"
+)
+
+
+def typeset_paragraphs(body: str) -> list[str]:
+    from summarizer.text.layout import paragraphs
+    from summarizer.text.typeset import is_note
+
+    found = running_paragraphs(paragraphs(FILL + body + "\n\n" + FILL, typeset=True, notes=is_note))
+    return [paragraph for paragraph in found if not paragraph.startswith("This paragraph is filler")]
+
+
+def test_the_sentence_a_footnote_cuts_goes_on_after_it_and_a_figure_named_in_a_sentence_is_no_caption():
+    cut = typeset_paragraphs(
+        "Some systems limit how many files a program may keep open at a time1.\n\n"
+        "The limit on the number of streams is set in the configuration file of\n"
+        "1Except when processing the main batch file of the distribution, which takes\n"
+        "special measures so that the program can learn the syntax of the directories.\n"
+        "number of files a program can have open. This can be expressed to the program\n"
+        "through a macro in the configuration file, as the next section of it explains."
+    )
+    assert cut[0] == "Some systems limit how many files a program may keep open at a time."
+    assert cut[1].startswith("The limit on the number of streams is set in the configuration file of number of files")
+    named = typeset_paragraphs(
+        "The divisions of a document can be numbered in two ways, which is depicted in\n"
+        "Figure 2. The first one is the one used by default; the user can specify an\n"
+        "option to use the second one instead, which changes the labels of the lists."
+    )
+    assert named[0].startswith(
+        "The divisions of a document can be numbered in two ways, which is depicted in Figure 2."
+    )
+
+
+def test_a_name_with_digits_that_recurs_keeps_them():
+    page = ["The latin1 encoding is older than utf8; latin1 covers Western Europe.", "1Or ISO 8859-1."]
+    assert running_paragraphs(page) == page

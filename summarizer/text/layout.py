@@ -85,6 +85,8 @@ _FIRST_WORD = re.compile(r"\S+")
 # A heading: a section number ("2", "3.1", "A.") or a chapter's name, then its title; or words
 # each capitalized or a number, English's short function words aside (`title_case`).
 MAX_HEADING_WORDS = 8
+# A sentence's end inside a line, after a word ("...gmail.com>. Closes: #7"; not "3.1. Data").
+_SENTENCE_INSIDE = re.compile(r"(?<![\s\d.])[.!?][\"'”’»)\]>]*\s+\S")
 _NUMBERED = re.compile(r"(?:\d{1,3}(?:\.\d{1,3})*\.?|[A-Z]\.|(?i:chapter|section|part|appendix)\s+\w+[.:]?)\s+\S")
 # A section number: "3.1." or "3.1" before a capital, "1." before at most three words, or a
 # chapter's name and number ("Chapter 2:", "Appendix A.").
@@ -104,6 +106,7 @@ PROSE_SHARE = 0.8
 _REFERENCES = re.compile(
     r"(?:(?:\d{1,2}|[A-Z])\.?\s+)?(?i:references|bibliography|works cited|literature cited|cited literature):?"
 )
+_REFERENCE_TO = re.compile(r"\S+\s+\S+\.\s")  # "Figure 2. The first...": a sentence's words, no label
 _NUMBERED_ENTRY = re.compile(r"\[(\d{1,4})\]\s")
 MIN_NUMBERED_ENTRIES = 3
 MAX_ENTRY_GAP = 2  # other paragraphs between two numbered entries (a footnote at a page's foot)
@@ -157,7 +160,8 @@ def paragraphs(
             current = current[:last].rstrip()
         if not bibliography.holds(current, lone=not joined):
             ends = SENTENCE_END.search(current) is not None and not _BRACKETED_ELLIPSIS.search(current)
-            titled = width is not None and not ends and not current.isupper() and title_case(current.split(), True)
+            titled = not ends and width is not None and not current.isupper()
+            titled = titled and title_case(current.split(), symbols=True)
             prose = not titled and (width is None or wrapped or (joined and _reads_as_prose(current)))
             if current and (prose or ends or note):  # a note, for the caller to leave out
                 result.append(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
@@ -170,9 +174,14 @@ def paragraphs(
             close()
             pieces, size, joined, last, wrapped, note = [], 0, False, None, False, False
             continue
-        starts_note = notes is not None and notes(stripped)
-        # A note goes on only from a full line to one in lower case (not into the text after it).
-        ends_note = note and not (stripped[:1].islower() and _full(lines[i - 1], line, width))
+        # A note starts a paragraph, unless a sentence goes on into it ("depicted in" / "Figure 2.
+        # The first..."; a caption's label with a colon starts one all the same), and goes on only
+        # from a full line that ends no sentence to one in lower case (not into the text after it).
+        goes_on = bool(pieces) and not note and _full(lines[i - 1], line, width) and not SENTENCE_END.search(pieces[-1])
+        starts_note = notes is not None and notes(stripped) and not (goes_on and _REFERENCE_TO.match(stripped))
+        ends_note = note and not (
+            stripped[:1].islower() and _full(lines[i - 1], line, width) and not SENTENCE_END.search(lines[i - 1])
+        )
         if pieces and not starts_note and not ends_note and _soft(lines[i - 1], line, width, alone=not joined):
             last = size + 1 if SENTENCE_END.search(pieces[-1]) else None
             if _HYPHENATED.search(pieces[-1]) and stripped[:1].islower():
@@ -186,6 +195,7 @@ def paragraphs(
             size += len(pieces[-1])
             joined, wrapped = True, wrapped or _full(lines[i - 1], line, width)
         else:
+            wrapped = wrapped or (starts_note and goes_on)  # a sentence a note cut goes on after it
             close()
             pieces, size, joined, last, wrapped = [stripped], len(stripped), False, None, False
             note = starts_note
@@ -200,26 +210,25 @@ def is_heading(line: str) -> bool:
     return (
         0 < len(words) <= MAX_HEADING_WORDS
         and not SENTENCE_END.search(line)
-        and (_NUMBERED.match(line.strip()) is not None or title_case(words))
+        and not _SENTENCE_INSIDE.search(line)
+        and (_NUMBERED.match(line.strip()) is not None or title_case(words, code=True))
     )
 
 
-def title_case(words: list[str], symbols: bool = False) -> bool:
-    """Whether each of `words` is capitalized (`_capitalized`; with `symbols`, a token without
-    letters or digits counts too), short function words after the first aside."""
-    return all(_capitalized(word, symbols) or (i > 0 and word in _SMALL_WORDS) for i, word in enumerate(words))
+def title_case(words: list[str], code: bool = False, symbols: bool = False) -> bool:
+    """Whether each of `words` begins with a capital or a digit (after an opening quote or
+    bracket), short function words after the first aside; with `code`, an option, a placeholder,
+    a variable or an address counts too ("--fail", "<file>", "${name}", "{jo,al}@example.edu";
+    not a web address's piece, "//doi.org/..."); with `symbols`, also a token without letters or
+    digits ("&"; an operator, "=", "|", "->", is no heading's word)."""
+    return all(_capitalized(word, code, symbols) or (i > 0 and word in _SMALL_WORDS) for i, word in enumerate(words))
 
 
-def _capitalized(word: str, symbols: bool = False) -> bool:
-    """Whether `word` begins with a capital or a digit after an opening quote or bracket, or is
-    no word but an option, a placeholder, a variable or an address ("--fail", "<file>",
-    "${name}", "{jo,al}@example.edu"; not a web address's piece, "//doi.org/..."); with
-    `symbols`, also a token without letters or digits ("&"; an operator, "=", "|", "->", is not
-    a heading's word)."""
+def _capitalized(word: str, code: bool, symbols: bool) -> bool:
     first = word.lstrip(_OPENING)[:1]
     if first.isupper() or first.isdigit():
         return True
-    if first.isalpha() or "//" in word:
+    if first.isalpha() or not (code or symbols) or "//" in word:
         return False
     return symbols or any(c.isalnum() for c in word)
 
@@ -410,29 +419,27 @@ def _is_entry(paragraph: str) -> bool:
     if _NUMBER_LABEL.match(paragraph):
         return True
     before = paragraph[: year.start()].rstrip()
-    authors = before.rstrip("( ").split()
+    authors = [word for word in before.rstrip("( ").split() if word.lower() not in _NAME_PARTICLES]
+    abbreviations = [word for word in authors if len(word) <= 4 and word.endswith(".")]
     return (
         len(authors) >= 2
         and before.endswith((".", ",", "("))
-        and all(
-            _capitalized(word) or word.lower() in _NAME_PARTICLES or (len(word) <= 4 and word.endswith("."))
-            for word in authors
-        )
+        and title_case([word for word in authors if word not in abbreviations])
     )
 
 
 def _without_numbered_entries(paragraphs: list[str]) -> list[str]:
     """`paragraphs` less each run of at least `MIN_NUMBERED_ENTRIES` that begin with numbers in
-    brackets, each up to `MAX_ENTRY_STEP` past the one before, and hold a year or a web address
-    ("[1]", "[2]", "[4]"...: a list of references, with or without its heading, some entries
-    perhaps run together; not steps "[1] Download..."), at most `MAX_ENTRY_GAP` other paragraphs
-    between two."""
+    brackets, each up to `MAX_ENTRY_STEP` past the one before, and hold a year ("[1]", "[2]",
+    "[4]"...: a list of references, with or without its heading, some entries perhaps run
+    together; not steps "[1] Download...", nor a README's links), at most `MAX_ENTRY_GAP` other
+    paragraphs between two."""
     dropped: list[int] = []
     run: list[int] = []
     last, gap = 0, 0
     for i, paragraph in enumerate([*paragraphs, ""]):  # the empty one ends the last run
         label = _NUMBERED_ENTRY.match(paragraph)
-        cited = label is not None and (_YEAR.search(paragraph) is not None or "://" in paragraph)
+        cited = label is not None and _YEAR.search(paragraph) is not None
         number = int(label.group(1)) if label and cited else None
         if run and number is not None and last < number <= last + MAX_ENTRY_STEP:
             run.append(i)

@@ -6,7 +6,8 @@ reads across it.
 A caption is a paragraph that begins with its label ("Table 1:", "Figure 2.", "Fig. 3-5:"). A
 footnote is a paragraph that begins with its number set against its first word ("1The machine
 has..."), as a PDF's text layer gives a superscript, when its mark is near it: the same number
-set against the end of a word ("accelerator1."), which goes with it, in one of the
+set against the end of a word ("accelerator1."; not a name the document writes more than once,
+"latin1"), which goes with it, in one of the
 `MAX_MARK_DISTANCE` paragraphs before it (or after it, in another column); or when the footnote
 before or after it in number stands within two paragraphs ("1This...", "2Another..."). Both are paragraphs
 of their own (`is_note`: the plain text rules start a paragraph at one, and go on with it only
@@ -74,9 +75,16 @@ def _unmark(texts: list[str], left_out: list[bool], at: int, number: str) -> boo
         for where, last in ((at - distance, True), (at + distance, False)):
             if not 0 <= where < len(texts) or left_out[where] or _FOOTNOTE.match(texts[where]):
                 continue
-            found = list(mark.finditer(texts[where]))
+            found = [hit for hit in mark.finditer(texts[where]) if not _named(texts, texts[where], hit)]
             if found:
                 hit = found[-1] if last else found[0]
                 texts[where] = texts[where][: hit.start()] + texts[where][hit.end() :]
                 return True
     return False
+
+
+def _named(texts: list[str], text: str, hit: re.Match[str]) -> bool:
+    """Whether the word that `hit` (a mark's number) ends is a name with its digits ("latin1",
+    "Type1"): the document writes it more than once."""
+    word = text[: hit.end()].rsplit(None, 1)[-1]
+    return sum(other.count(word) for other in texts) > 1
