@@ -177,12 +177,11 @@ def paragraphs(
         # A note starts a paragraph, unless a sentence goes on into it ("depicted in" / "Figure 2.
         # The first..."; a caption's label with a colon starts one all the same), and goes on only
         # from a full line that ends no sentence to one in lower case (not into the text after it).
-        goes_on = bool(pieces) and not note and _full(lines[i - 1], line, width) and not SENTENCE_END.search(pieces[-1])
+        full = bool(pieces) and _full(lines[i - 1], line, width)  # the line before, as this one follows it
+        goes_on = full and not note and not SENTENCE_END.search(pieces[-1])
         starts_note = notes is not None and notes(stripped) and not (goes_on and _REFERENCE_TO.match(stripped))
-        ends_note = note and not (
-            stripped[:1].islower() and _full(lines[i - 1], line, width) and not SENTENCE_END.search(lines[i - 1])
-        )
-        if pieces and not starts_note and not ends_note and _soft(lines[i - 1], line, width, alone=not joined):
+        ends_note = note and not (stripped[:1].islower() and full and not SENTENCE_END.search(lines[i - 1]))
+        if pieces and not starts_note and not ends_note and _soft(lines[i - 1], line, width, full, alone=not joined):
             last = size + 1 if SENTENCE_END.search(pieces[-1]) else None
             if _HYPHENATED.search(pieces[-1]) and stripped[:1].islower():
                 hyphens = _Hyphens.of(text, lines, typeset) if hyphens is None else hyphens
@@ -193,7 +192,7 @@ def paragraphs(
             else:
                 pieces.append(f" {stripped}")
             size += len(pieces[-1])
-            joined, wrapped = True, wrapped or _full(lines[i - 1], line, width)
+            joined, wrapped = True, wrapped or full
         else:
             wrapped = wrapped or (starts_note and goes_on)  # a sentence a note cut goes on after it
             close()
@@ -341,13 +340,13 @@ def wrap_width(lines: list[str]) -> int | None:
     return width if MIN_WRAP_WIDTH <= width <= MAX_WRAP_WIDTH else None
 
 
-def _soft(line: str, following: str, width: int | None, alone: bool = False) -> bool:
+def _soft(line: str, following: str, width: int | None, full: bool, alone: bool = False) -> bool:
     """Whether the break between `line` and the `following` one is a soft wrap: the next line
     continues a sentence (it starts in lower case after a line that ends none), or the line is
     full in a hard-wrapped document; never before a list item or an indented line, nor after a
     heading that stands `alone` (no line before it joined): one in capitals, or in a
     hard-wrapped document a numbered section heading that is not full before a line that is not
-    indented past it."""
+    indented past it. `full`: whether `line` is full (`_full`)."""
     line, following = line.expandtabs(), following.expandtabs()
     body = following.lstrip()
     if _LIST_ITEM.match(body) or (_ENTRY_ITEM.match(body) and SENTENCE_END.search(line)):
@@ -355,7 +354,6 @@ def _soft(line: str, following: str, width: int | None, alone: bool = False) -> 
     item = _LIST_ITEM.match(line.lstrip())
     text_column = len(line) - len(line.lstrip()) + (item.end() if item else 0)
     indented = len(following) - len(body) > text_column  # past this line's text
-    full = _full(line, following, width)
     numbered = width is not None and not full and not indented and is_section_heading(line)
     heading = alone and (_in_capitals(line) or numbered)
     if body[:1].islower() and not SENTENCE_END.search(line) and not heading:
@@ -465,9 +463,8 @@ class _Bibliography:
         """Whether `paragraph` (`lone`: a line of its own) is the heading or an entry of a list
         of references."""
         entry = self.inside and _is_entry(paragraph)  # perhaps a line of its own that reads as a heading
-        titled = is_heading(paragraph.removesuffix(":"))  # "License:" too
-        if lone and not entry and (_REFERENCES.fullmatch(paragraph) or titled):
-            return self.heading(paragraph)
+        if lone and not entry and (_REFERENCES.fullmatch(paragraph) or is_heading(paragraph.removesuffix(":"))):
+            return self.heading(paragraph)  # "License:" too
         return entry
 
     def heading(self, line: str) -> bool:
