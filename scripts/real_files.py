@@ -1,7 +1,7 @@
 """Summaries of files as people have them: are the chosen sentences whole, without markup?
 
     python scripts/real_files.py                 # the files below that this machine has
-    python scripts/real_files.py FILE... [-k 3]
+    python scripts/real_files.py FILE... [-k 3] [--model MODEL]
 
 Summarizes each file with `summarize`'s reading (format by extension) and the built-in model,
 and judges every summary sentence: whole when it begins as a sentence begins (a capital, a
@@ -11,7 +11,9 @@ markup when it holds HTML tags or entities, Markdown link, image, emphasis, head
 syntax, or code fences. Prints each file's sentences with their verdicts, then the share of
 whole sentences without markup over all files. Also counts the paragraphs read that are a
 typeset page's apparatus, not its text: a numbered reference entry ("[12] "), a caption ("Table
-1:", "Figure 2.", "Fig. 3:") or a footnote (its number set against its first word, "1The").
+1:", "Figure 2.", "Fig. 3:") or a footnote (its number set against its first word, "1The"), and
+where summaries come from: how many take their document's first sentence, and how far into
+their documents the chosen sentences lie on average (0 the first sentence, 1 the last).
 The default files are licenses, READMEs, manuals, Markdown documents, web pages and PDFs that
 ship with Debian, Python and Rust.
 """
@@ -69,11 +71,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", help="files to summarize (default: the list in this script)")
     parser.add_argument("-k", type=int, default=3)
+    parser.add_argument("--model", default="news", help="a built-in model or a model directory (default news)")
     args = parser.parse_args()
     files = [Path(f) for f in args.files] or [Path(f) for f in DEFAULT_FILES if Path(f).is_file()]
-    summarizer = Summarizer.from_pretrained(precision="fp32")  # the figures in docs were measured in fp32
+    summarizer = Summarizer.from_pretrained(args.model, precision="fp32")  # the figures in docs were measured in fp32
     counts = {"whole": 0, "fragment": 0, "markup": 0}
-    apparatus = paragraphs = 0
+    apparatus = paragraphs = leads = 0
+    places: list[float] = []
     for path in files:
         try:
             document = read_source(Source(path, str(path), Path(path.name)), 50_000_000)
@@ -83,6 +87,8 @@ def main() -> int:
         summary = summarizer.summarize(document, k=args.k)
         notes = [paragraph for paragraph in document.paragraphs if _APPARATUS.match(paragraph)]
         apparatus, paragraphs = apparatus + len(notes), paragraphs + len(document.paragraphs)
+        leads += 0 in summary.indices
+        places += [index / max(len(summary.document) - 1, 1) for index in summary.indices]
         print(f"== {path} ({len(summary.document)} sentences, {len(notes)} paragraphs of apparatus)")
         for index, sentence in zip(summary.indices, summary.sentences):
             previous = summary.document[index - 1] if index > 0 else None
@@ -93,7 +99,9 @@ def main() -> int:
     print(
         f"{len(files)} files, {total} summary sentences: {counts['whole']} whole "
         f"({100 * counts['whole'] / max(total, 1):.1f}%), {counts['fragment']} fragments, {counts['markup']} "
-        f"with markup; {apparatus} of {paragraphs} paragraphs read are reference entries, captions or footnotes"
+        f"with markup; {apparatus} of {paragraphs} paragraphs read are reference entries, captions or footnotes; "
+        f"{leads} summaries take their document's first sentence, the chosen sentences lie "
+        f"{sum(places) / max(len(places), 1):.2f} of the way into their documents on average"
     )
     return 0
 

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from summarizer.modeling.selection import SelectionConfig, is_title, select_sentences
+from summarizer.modeling.selection import SelectionConfig, is_title, select_sentences, unended
 
 SENTENCES = [
     "The council approved the new budget on Monday.",  # 0
@@ -148,3 +148,34 @@ def test_a_title_set_as_a_sentence_is_taken_last(title):
 )
 def test_sentences_that_say_something_are_not_titles(sentence):
     assert not is_title(sentence)
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    ["Third institution, the second for Charlie Author", "Fast offline summaries", "Installation", "as shown in [3]"],
+)
+def test_a_sentence_without_an_end_mark_is_taken_last(fragment):
+    # A paper's affiliation line, a README's list item, a heading, text cut short.
+    sentences = [fragment, "The tool summarizes files offline.", "It reads PDFs too.", "Models are small."]
+    scores = [0.9, 0.5, 0.4, 0.3]
+    assert unended(fragment)
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=2)) == [1, 2]
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=4)) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "He left.",
+        'He said "no."',
+        "Really?!",
+        "Wait…",
+        "**Done.**",
+        "他走了。」",
+        "यह काम है।",
+        "هل جاء؟",
+        "It grew.[12]",
+    ],
+)
+def test_end_marks_of_every_script_end_a_sentence(sentence):
+    assert not unended(sentence)

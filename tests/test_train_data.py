@@ -10,6 +10,7 @@ import pytest
 import torch
 from pytorch_lightning.utilities.rank_zero import rank_zero_only
 
+from summarizer.errors import InputError
 from summarizer.modeling.modeling_bertsum import InterSentenceHead
 from summarizer.training.data import Document, LoadedData
 from summarizer.training.datamodule import LengthGroupedSampler, _hold_out, one_window
@@ -38,11 +39,15 @@ def test_default_config_is_the_main_job() -> None:
 def test_cnndm_config_builds_the_builtin_model_and_its_learning_curve() -> None:
     config = load_config(CONFIGS / "cnndm.yaml")
     assert config.data.train.endswith("cnndm/train.jsonl") and config.data.shuffle == "fixed"
+    assert config.data.limit_train == 4000 and [(m.data, m.split) for m in config.data.mix] == [("aclsum", "train")]
     assert (config.data.validation_split, config.data.test_split) == (":300", "300:")
     assert config.output.compact and config.model.trainable_layers == 2
     assert config.optim.scheduler == "inverse_sqrt" and config.trainer.max_epochs == 1
-    chunk = config.data.batch_size * config.data.bucket_batches
-    assert config.output.snapshots == [1000, 4000, 16000] and all(n % chunk == 0 for n in config.output.snapshots)
+    curve = load_config(
+        CONFIGS / "cnndm.yaml", ["data.limit_train=null", "data.mix=[]", "output.snapshots=[1000,4000,16000]"]
+    )
+    chunk = curve.data.batch_size * curve.data.bucket_batches
+    assert not curve.data.mix and all(n % chunk == 0 for n in curve.output.snapshots)
 
 
 def test_yaml_values_and_overrides(tmp_path: Path) -> None:
@@ -209,3 +214,32 @@ def test_the_head_places_each_row_at_its_first_sentence() -> None:
     assert torch.equal(shifted[0], head(sentences, mask)[0]) and not torch.allclose(
         shifted[1], head(sentences, mask)[1]
     )
+
+
+def test_mix_adds_other_sources_repeated_and_spread_through_the_run(tmp_path: Path, tokenizer) -> None:
+    def jsonl(name: str, count: int) -> Path:
+        path = tmp_path / f"{name}.jsonl"
+        text, summary = "The council met on Monday. It voted for the budget.", "The council voted."
+        rows = (json.dumps({"id": f"{name}{i}", "text": text, "summary": summary}) for i in range(count))
+        path.write_text("".join(row + "\n" for row in rows))
+        return path
+
+    news, papers = jsonl("news", 20), jsonl("paper", 3)
+    base = [f"data.train={news}", "data.validation=null", "data.test=null", "data.shuffle=fixed", "data.limit_train=8"]
+
+    def ids(*overrides: str) -> list[str]:
+        config = load_config(CONFIGS / "tiny.yaml", [*base, *overrides])
+        return [document.id for document in build_datamodule(config, tokenizer).load()["train"].documents]
+
+    alone = ids()
+    mixed = ids(f"data.mix=[{{data: {papers}, repeat: 2}}]")
+    repeats = ["paper0", "paper1", "paper2", "paper0#2", "paper1#2", "paper2#2"]
+    assert len(alone) == 8 and sorted(mixed) == sorted(alone + repeats)  # limit_train counts data.train's only
+    assert {i for i, name in enumerate(mixed) if name.startswith("paper")} != set(range(8, 14))
+    assert mixed == ids(f"data.mix=[{{data: {papers}, repeat: 2}}]")
+    with pytest.raises(InputError, match=r"^data.mix\[0\]: .*missing.jsonl"):
+        ids(f"data.mix=[{{data: {tmp_path / 'missing.jsonl'}}}]")
+    with pytest.raises(ConfigError, match=r"^data.mix\[0\].repeat: repeat must be at least 1"):
+        ids(f"data.mix=[{{data: {papers}, repeat: 0}}]")
+    with pytest.raises(ConfigError, match=r"^data.mix\[0\].data: "):
+        ids("data.mix=[{repeat: 2}]")

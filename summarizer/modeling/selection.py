@@ -6,6 +6,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import regex
+
 from summarizer.errors import check, check_at_least, check_choice
 from summarizer.text.layout import title_case
 from summarizer.text.words import rouge_words
@@ -16,6 +18,11 @@ LEAD_IN_ENDINGS = (":", "\uff1a")  # a colon, ASCII or full-width
 # a number) save English's short function words ("Grant of Patent License.", a section's run-in
 # title; "Tornadoes Fast Facts .", a news article's inner heading).
 MAX_TITLE_WORDS = 6
+# A sentence's end: a full stop, question or exclamation mark of any script (Unicode's
+# Sentence_Terminal: also 。 । ؟ ։ ...) or an ellipsis, then perhaps closing quotes, brackets,
+# emphasis marks, citation marks ("...in 2019.[12]", "...in 2019.¹") and spaces (a quote the
+# splitter left at the end: 'said Kaka. "').
+_ENDED = regex.compile(r"[\p{Sentence_Terminal}\u2026](?:[\p{Pe}\p{Pf}\p{No}\"'*_\s]|\[[\d\s,\u2013-]+\])*$")
 
 
 @dataclass(frozen=True)
@@ -60,10 +67,16 @@ def is_title(sentence: str) -> bool:
     return 0 < len(words) <= MAX_TITLE_WORDS and title_case(words)
 
 
+def unended(sentence: str) -> bool:
+    """Whether `sentence` ends without a sentence's end mark (`_ENDED`): a heading, a list item,
+    a table row, an author's affiliation, text cut short."""
+    return _ENDED.search(sentence.rstrip()) is None
+
+
 def stands_apart(sentence: str) -> bool:
-    """Whether `sentence` does not stand alone in a summary: it leads in (`leads_in`) or is a
-    title (`is_title`)."""
-    return leads_in(sentence) or is_title(sentence)
+    """Whether `sentence` does not stand alone in a summary: it leads in (`leads_in`), is a
+    title (`is_title`) or ends without an end mark (`unended`)."""
+    return leads_in(sentence) or is_title(sentence) or unended(sentence)
 
 
 def _trigrams(sentence: str) -> set[tuple[str, str, str]]:
@@ -83,8 +96,9 @@ def select_sentences(
     descending score (ties: earlier sentence first); with trigram blocking a candidate that
     shares a word trigram with a chosen sentence is skipped. With `max_words`, sentences that
     would pass the word budget are skipped. A sentence ending with a colon introduces what
-    follows it (a list, a quotation, a figure) and a title set as a sentence names it; neither
-    stands alone in a summary, so they are taken only once no other candidate is left.
+    follows it (a list, a quotation, a figure), a title set as a sentence names it, and one
+    without an end mark is a heading, a list item or a fragment; none of them stands alone in a
+    summary, so they are taken only once no other candidate is left.
     """
     if len(indices) != len(scores):
         raise ValueError(f"{len(indices)} sentence indices but {len(scores)} scores")

@@ -154,8 +154,9 @@ def _name(hint: Any) -> str:
     if typing.get_origin(hint) in (Union, types.UnionType):
         return " or ".join("null" if a is type(None) else _name(a) for a in typing.get_args(hint))
     if typing.get_origin(hint) is list:
-        return f"a list of {_name(typing.get_args(hint)[0])}"
-    if typing.get_origin(hint) is dict:
+        (item,) = typing.get_args(hint)
+        return "a list of sections" if dataclasses.is_dataclass(item) else f"a list of {_name(item)}"
+    if typing.get_origin(hint) is dict or dataclasses.is_dataclass(hint):
         return "a section"
     return {bool: "true/false", int: "an integer", float: "a number", str: "text"}.get(hint, str(hint))
 

@@ -294,11 +294,11 @@ class SummarizationDataModule(pl.LightningDataModule):
             "skip_bad_rows": cfg.skip_bad_rows,
         }
 
-        def read(split: str) -> LoadedData:
+        def read(key: str, spec: str, split: str | None) -> LoadedData:
             try:
-                loaded = load_documents(getattr(cfg, split), getattr(cfg, f"{split}_split"), **options)
+                loaded = load_documents(spec, split, **options)
             except InputError as error:
-                raise InputError(f"data.{split}: {error}") from None
+                raise InputError(f"data.{key}: {error}") from None
             # data.skip_bad_rows: say which rows were left out, once. (Lightning sets `rank_zero_only.rank`
             # at runtime; its type, an overloaded function, has no such attribute.)
             if rank_zero_only.rank == 0:  # type: ignore[attr-defined]
@@ -307,7 +307,7 @@ class SummarizationDataModule(pl.LightningDataModule):
             return loaded
 
         held_out = {split: getattr(cfg, f"{split}_fraction") for split in ("validation", "test")}
-        loaded = _hold_out(read("train"), held_out)
+        loaded = _hold_out(read("train", cfg.train, cfg.train_split), held_out)
         if cfg.shuffle == "fixed":
             order = list(range(len(loaded["train"].documents)))
             random.Random(SPLIT_SEED).shuffle(order)
@@ -316,9 +316,14 @@ class SummarizationDataModule(pl.LightningDataModule):
                 raise InputError(
                     f"data.skip_train: {cfg.skip_train} leaves none of the {len(order)} training documents"
                 )
-        loaded.update({split: read(split) for split in ("validation", "test") if getattr(cfg, split) is not None})
+        for split in ("validation", "test"):
+            if getattr(cfg, split) is not None:
+                loaded[split] = read(split, getattr(cfg, split), getattr(cfg, f"{split}_split"))
         limits = {"train": cfg.limit_train, "validation": cfg.limit_validation, "test": cfg.limit_test}
         out = {split: _first(data, limits[split]) for split, data in loaded.items()}
+        if cfg.mix:
+            sources = [(read(f"mix[{i}]", m.data, m.split), m.repeat) for i, m in enumerate(cfg.mix)]
+            out["train"] = _mixed(out["train"], sources)
         if cfg.untokenize:
             out = {split: untokenized(data) for split, data in out.items()}
         return out
@@ -340,6 +345,25 @@ def _hold_out(data: LoadedData, fractions: Mapping[str, float]) -> dict[str, Loa
         raise InputError(f"{data.source}: holding out {start} documents leaves none to train on")
     splits["train"] = _subset(data, sorted(order[start:]), "train")
     return splits
+
+
+def _mixed(train: LoadedData, sources: Sequence[tuple[LoadedData, int]]) -> LoadedData:
+    """`train`'s documents and each source's, `repeat` times, in one fixed seeded shuffle. A
+    repeat's ids end in `#2`, `#3`..., so that each repeat reads a window of its own."""
+    documents, keys = list(train.documents), [train.fingerprint]
+    for data, repeat in sources:
+        documents += [
+            doc if r == 0 else replace(doc, id=f"{doc.id}#{r + 1}") for r in range(repeat) for doc in data.documents
+        ]
+        keys.append(f"{data.fingerprint}*{repeat}")
+    order = list(range(len(documents)))
+    random.Random(SPLIT_SEED).shuffle(order)
+    return LoadedData(
+        source=train.source,
+        documents=[documents[i] for i in order],
+        skipped=train.skipped,
+        fingerprint=hashlib.sha256(f"mixed:{':'.join(keys)}".encode()).hexdigest()[:16],
+    )
 
 
 def _first(data: LoadedData, limit: int | None) -> LoadedData:

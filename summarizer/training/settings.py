@@ -105,6 +105,20 @@ class ModelConfig:
 
 
 @dataclass
+class MixSource:
+    """More training documents for `DataConfig.mix`: a `load_documents` spec (`data`) read
+    with its `split`, each document trained on `repeat` times per epoch."""
+
+    data: str = ""
+    split: str | None = None
+    repeat: int = 1
+
+    def __post_init__(self) -> None:
+        check(bool(self.data.strip()), "data", "must name documents: aclsum, a file, a directory or a dataset")
+        check_at_least(self, 1, "repeat")
+
+
+@dataclass
 class DataConfig:
     """Where documents come from and how they are batched.
 
@@ -132,6 +146,10 @@ class DataConfig:
     oracle label (distillation; `summarizer.training.teacher`; validation keeps oracle labels).
     `untokenize` rejoins the contractions of PTB-tokenized text ("do n't" -> "don't"), which a
     word-piece tokenizer reads differently from raw text.
+    `mix` adds the documents of further sources (`MixSource`) to the training documents, each
+    `repeat` times, after `skip_train` and `limit_train` have chosen those of `train`; one more
+    fixed shuffle spreads them through the run, so that one model learns to read both kinds
+    (news and scientific papers for the built-in model).
     """
 
     train: str = "aclsum"
@@ -161,6 +179,7 @@ class DataConfig:
     shuffle: str = "epoch"
     untokenize: bool = False
     first_window_share: float | None = None
+    mix: list[MixSource] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         for name in ("validation", "test"):
