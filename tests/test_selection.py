@@ -175,6 +175,11 @@ def test_a_sentence_without_an_end_mark_is_taken_last(fragment):
         "यह काम है।",
         "هل جاء؟",
         "It grew.[12]",
+        "It grew in 2019.¹",
+        'said Kaka, who will be 36 in 2018. "',
+        "It grew fast.[citation needed]",
+        "Er sagte: „Das ist gut.“",
+        "Han sagde: »Vi sænker skatterne.«",
     ],
 )
 def test_end_marks_of_every_script_end_a_sentence(sentence):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,3 +90,21 @@ def test_a_teacher_that_cannot_load_is_one_line_naming_the_setting(tiny_model_di
     (broken / "config.json").write_text((tiny_model_dir / "config.json").read_text())
     with pytest.raises(InputError, match=rf"^data.teacher: {broken}: not a bertsum model directory"):
         teacher_scores(_data(), str(broken), cache_dir=tmp_path)
+
+
+def test_a_repeated_document_is_scored_once(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # data.mix repeats documents: the teacher scores each text once and gives every repeat its scores
+    scored: list[int] = []
+    original = Summarizer.summarize_batch
+
+    def counting(self: Summarizer, texts: list[list[str]], *args: Any, **kwargs: Any) -> Iterator[Any]:
+        scored.append(len(texts))
+        return original(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", counting)
+    repeated = LoadedData("test", [*DOCUMENTS, DOCUMENTS[1], DOCUMENTS[0]], [], "repeated")
+    scores = teacher_scores(repeated, str(tiny_model_dir), cache_dir=tmp_path)
+    assert scored == [2] and len(scores) == 4
+    assert scores[2] == scores[1] and [len(row) for row in scores] == [4, 3, 3, 4]

@@ -43,9 +43,8 @@ def test_cnndm_config_builds_the_builtin_model_and_its_learning_curve() -> None:
     assert (config.data.validation_split, config.data.test_split) == (":300", "300:")
     assert config.output.compact and config.model.trainable_layers == 2
     assert config.optim.scheduler == "inverse_sqrt" and config.trainer.max_epochs == 1
-    curve = load_config(
-        CONFIGS / "cnndm.yaml", ["data.limit_train=null", "data.mix=[]", "output.snapshots=[1000,4000,16000]"]
-    )
+    overrides = ["data.limit_train=null", "data.mix=[]", "optim.ema_decay=null", "output.snapshots=[1000,4000,16000]"]
+    curve = load_config(CONFIGS / "cnndm.yaml", overrides)
     chunk = curve.data.batch_size * curve.data.bucket_batches
     assert not curve.data.mix and all(n % chunk == 0 for n in curve.output.snapshots)
 
@@ -219,8 +218,11 @@ def test_the_head_places_each_row_at_its_first_sentence() -> None:
 def test_mix_adds_other_sources_repeated_and_spread_through_the_run(tmp_path: Path, tokenizer) -> None:
     def jsonl(name: str, count: int) -> Path:
         path = tmp_path / f"{name}.jsonl"
-        text, summary = "The council met on Monday. It voted for the budget.", "The council voted."
-        rows = (json.dumps({"id": f"{name}{i}", "text": text, "summary": summary}) for i in range(count))
+        summary = "The council voted."
+        text = "The {} council met on day {}. It voted for the budget."
+        rows = (
+            json.dumps({"id": f"{name}{i}", "text": text.format(name, i), "summary": summary}) for i in range(count)
+        )
         path.write_text("".join(row + "\n" for row in rows))
         return path
 
@@ -231,12 +233,37 @@ def test_mix_adds_other_sources_repeated_and_spread_through_the_run(tmp_path: Pa
         config = load_config(CONFIGS / "tiny.yaml", [*base, *overrides])
         return [document.id for document in build_datamodule(config, tokenizer).load()["train"].documents]
 
+    def fingerprint(*overrides: str) -> str:
+        config = load_config(CONFIGS / "tiny.yaml", [*base, *overrides])
+        return build_datamodule(config, tokenizer).load()["train"].fingerprint
+
     alone = ids()
     mixed = ids(f"data.mix=[{{data: {papers}, repeat: 2}}]")
     repeats = ["paper0", "paper1", "paper2", "paper0#2", "paper1#2", "paper2#2"]
     assert len(alone) == 8 and sorted(mixed) == sorted(alone + repeats)  # limit_train counts data.train's only
     assert {i for i, name in enumerate(mixed) if name.startswith("paper")} != set(range(8, 14))
     assert mixed == ids(f"data.mix=[{{data: {papers}, repeat: 2}}]")
+    # the feature cache tells the mixes apart
+    prints = {
+        fingerprint(),
+        fingerprint(f"data.mix=[{{data: {papers}}}]"),
+        fingerprint(f"data.mix=[{{data: {papers}, repeat: 2}}]"),
+    }
+    assert len(prints) == 3
+    # ids stay unique across sources, so each document reads a window of its own
+    twice = ids(f"data.mix=[{{data: {papers}}}, {{data: {papers}}}, {{data: {news}}}]")
+    assert len(set(twice)) == len(twice) == 8 + 3 + 3 + 20 and "paper0#2" in twice and "news0#2" in twice
+    # a source with other field names names them
+    other = tmp_path / "other.jsonl"
+    other.write_text(
+        json.dumps({"id": "o", "body": "The port reopened. Ships sailed in.", "gist": "It reopened."}) + "\n"
+    )
+    assert "o" in ids(f"data.mix=[{{data: {other}, text_field: body, summary_field: gist}}]")
+    # never the documents the run validates or tests on
+    with pytest.raises(InputError, match=r"^data.mix\[0\]: 3 of its documents are data.test's too: the run would"):
+        ids(f"data.test={papers}", "data.test_split=null", f"data.mix=[{{data: {papers}}}]")
+    with pytest.raises(InputError, match=r"^data.mix\[0\]: 4 of its documents are data.validation's too"):
+        ids("data.validation_fraction=0.2", "data.limit_train=null", f"data.mix=[{{data: {news}}}]")
     with pytest.raises(InputError, match=r"^data.mix\[0\]: .*missing.jsonl"):
         ids(f"data.mix=[{{data: {tmp_path / 'missing.jsonl'}}}]")
     with pytest.raises(ConfigError, match=r"^data.mix\[0\].repeat: repeat must be at least 1"):

@@ -19,10 +19,13 @@ LEAD_IN_ENDINGS = (":", "\uff1a")  # a colon, ASCII or full-width
 # title; "Tornadoes Fast Facts .", a news article's inner heading).
 MAX_TITLE_WORDS = 6
 # A sentence's end: a full stop, question or exclamation mark of any script (Unicode's
-# Sentence_Terminal: also 。 । ؟ ։ ...) or an ellipsis, then perhaps closing quotes, brackets,
-# emphasis marks, citation marks ("...in 2019.[12]", "...in 2019.¹") and spaces (a quote the
-# splitter left at the end: 'said Kaka. "').
-_ENDED = regex.compile(r"[\p{Sentence_Terminal}\u2026](?:[\p{Pe}\p{Pf}\p{No}\"'*_\s]|\[[\d\s,\u2013-]+\])*$")
+# Sentence_Terminal: also 。 । ؟ ։ ...) or an ellipsis, then perhaps
+# closing quotes (German's and Czech's close with “ ‘, Danish's with «), brackets, emphasis marks,
+# footnote and citation marks ("...in 2019.[12]", "...in 2019.¹", "...grew.[citation needed]")
+# and spaces (a quote the splitter left at the end: 'said Kaka. "').
+_ENDED = regex.compile(
+    r"[\p{Sentence_Terminal}\u2026](?:[\p{Pe}\p{Pf}\p{Pi}\p{No}\"'*_\u2020\u2021\s\u200b]|\[[\w\s,.:\u2013\u2014-]{1,30}\])*$"
+)
 
 
 @dataclass(frozen=True)

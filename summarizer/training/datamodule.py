@@ -24,7 +24,7 @@ from transformers import PreTrainedTokenizerBase
 from summarizer.errors import InputError
 from summarizer.modeling.batch import Batch, by_length, collate, cut
 from summarizer.modeling.features import FeatureConfig
-from summarizer.training.data import LoadedData, load_documents, untokenized
+from summarizer.training.data import Document, LoadedData, load_documents, untokenized
 from summarizer.training.preprocess import LabelConfig, preprocess
 from summarizer.training.settings import DataConfig
 from summarizer.training.teacher import teacher_scores
@@ -294,9 +294,9 @@ class SummarizationDataModule(pl.LightningDataModule):
             "skip_bad_rows": cfg.skip_bad_rows,
         }
 
-        def read(key: str, spec: str, split: str | None) -> LoadedData:
+        def read(key: str, spec: str, split: str | None, **fields: str | None) -> LoadedData:
             try:
-                loaded = load_documents(spec, split, **options)
+                loaded = load_documents(spec, split, **{**options, **fields})
             except InputError as error:
                 raise InputError(f"data.{key}: {error}") from None
             # data.skip_bad_rows: say which rows were left out, once. (Lightning sets `rank_zero_only.rank`
@@ -322,8 +322,12 @@ class SummarizationDataModule(pl.LightningDataModule):
         limits = {"train": cfg.limit_train, "validation": cfg.limit_validation, "test": cfg.limit_test}
         out = {split: _first(data, limits[split]) for split, data in loaded.items()}
         if cfg.mix:
-            sources = [(read(f"mix[{i}]", m.data, m.split), m.repeat) for i, m in enumerate(cfg.mix)]
-            out["train"] = _mixed(out["train"], sources)
+            mixes = [
+                read(f"mix[{i}]", m.data, m.split, text_field=m.text_field, summary_field=m.summary_field)
+                for i, m in enumerate(cfg.mix)
+            ]
+            _check_mix(mixes, out)
+            out["train"] = _mixed(out["train"], [(data, m.repeat) for data, m in zip(mixes, cfg.mix)])
         if cfg.untokenize:
             out = {split: untokenized(data) for split, data in out.items()}
         return out
@@ -347,14 +351,40 @@ def _hold_out(data: LoadedData, fractions: Mapping[str, float]) -> dict[str, Loa
     return splits
 
 
+def _check_mix(mixes: Sequence[LoadedData], loaded: Mapping[str, LoadedData]) -> None:
+    """A mix source must hold none of the documents the run validates or tests on (given, or
+    held out of data.train)."""
+    held = {_text(doc): split for split in ("validation", "test") if split in loaded for doc in loaded[split].documents}
+    for i, data in enumerate(mixes):
+        overlap = [held[text] for doc in data.documents if (text := _text(doc)) in held]
+        if overlap:
+            raise InputError(
+                f"data.mix[{i}]: {len(overlap)} of its documents are data.{overlap[0]}'s too: "
+                "the run would test on what it trained on"
+            )
+
+
+def _text(doc: Document) -> str:
+    return doc.text or "\n".join(doc.sentences)
+
+
 def _mixed(train: LoadedData, sources: Sequence[tuple[LoadedData, int]]) -> LoadedData:
-    """`train`'s documents and each source's, `repeat` times, in one fixed seeded shuffle. A
-    repeat's ids end in `#2`, `#3`..., so that each repeat reads a window of its own."""
+    """`train`'s documents and each source's, `repeat` times, in one fixed seeded shuffle. Every
+    id is made unique (a repeat's, or one another source holds, ends in `#2`, `#3`...), so that
+    each document reads a window of its own."""
     documents, keys = list(train.documents), [train.fingerprint]
+    seen, next_number = {doc.id for doc in documents}, dict[str, int]()
     for data, repeat in sources:
-        documents += [
-            doc if r == 0 else replace(doc, id=f"{doc.id}#{r + 1}") for r in range(repeat) for doc in data.documents
-        ]
+        for _ in range(repeat):
+            for doc in data.documents:
+                n = next_number.get(doc.id, 1)
+                name = doc.id if n == 1 else f"{doc.id}#{n}"
+                while name in seen:
+                    n += 1
+                    name = f"{doc.id}#{n}"
+                seen.add(name)
+                next_number[doc.id] = n + 1
+                documents.append(doc if name == doc.id else replace(doc, id=name))
         keys.append(f"{data.fingerprint}*{repeat}")
     order = list(range(len(documents)))
     random.Random(SPLIT_SEED).shuffle(order)

@@ -107,11 +107,14 @@ class ModelConfig:
 @dataclass
 class MixSource:
     """More training documents for `DataConfig.mix`: a `load_documents` spec (`data`) read
-    with its `split`, each document trained on `repeat` times per epoch."""
+    with its `split` and its own `text_field` / `summary_field` (null: guessed from the usual
+    names), each document trained on `repeat` times per epoch."""
 
     data: str = ""
     split: str | None = None
     repeat: int = 1
+    text_field: str | None = None
+    summary_field: str | None = None
 
     def __post_init__(self) -> None:
         check(bool(self.data.strip()), "data", "must name documents: aclsum, a file, a directory or a dataset")

@@ -50,14 +50,19 @@ def teacher_scores(
         summarizer = Summarizer.from_pretrained(directory, precision=teacher_precision(), backend="torch")
     except InputError as error:  # a damaged model, or its base encoder not installed
         raise InputError(f"data.teacher: {error}") from None
-    started, total = time.perf_counter(), len(data.documents)
-    documents = [d.sentences or split_sentences(d.text, language) for d in data.documents]  # as `preprocess` splits
-    scores: list[list[float | None]] = []
-    for summary in summarizer.summarize_batch(documents, batch_size, k=1, trigram_blocking=False):
-        scores.append(summary.sentence_scores)
-        if len(scores) % 200 == 0 or len(scores) == total:
+    documents = [
+        tuple(d.sentences or split_sentences(d.text, language)) for d in data.documents
+    ]  # as `preprocess` splits
+    slots: dict[tuple[str, ...], int] = {}
+    slot = [slots.setdefault(sentences, len(slots)) for sentences in documents]  # a repeated document (data.mix) once
+    started, total = time.perf_counter(), len(slots)
+    distinct: list[list[float | None]] = []
+    for summary in summarizer.summarize_batch([list(d) for d in slots], batch_size, k=1, trigram_blocking=False):
+        distinct.append(summary.sentence_scores)
+        if len(distinct) % 200 == 0 or len(distinct) == total:
             seconds = time.perf_counter() - started
-            print(f"Teacher scored {len(scores):,} of {total:,} documents in {seconds:.0f} s", file=sys.stderr)
+            print(f"Teacher scored {len(distinct):,} of {total:,} documents in {seconds:.0f} s", file=sys.stderr)
+    scores = [distinct[i] for i in slot]
     with atomic_file(cached) as staging:
         staging.write_text(json.dumps(scores))
     return _with_nan(scores)
