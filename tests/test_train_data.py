@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from pytorch_lightning.utilities.rank_zero import rank_zero_only
 from summarizer.errors import InputError
 from summarizer.modeling.modeling_bertsum import InterSentenceHead
 from summarizer.training.data import Document, LoadedData
-from summarizer.training.datamodule import LengthGroupedSampler, _hold_out, one_window
+from summarizer.training.datamodule import LengthGroupedSampler, _hold_out, _mixed, one_window
 from summarizer.training.settings import ConfigError, load_config
 from summarizer.training.train import build_datamodule, build_trainer
 
@@ -270,3 +271,23 @@ def test_mix_adds_other_sources_repeated_and_spread_through_the_run(tmp_path: Pa
         ids(f"data.mix=[{{data: {papers}, repeat: 0}}]")
     with pytest.raises(ConfigError, match=r"^data.mix\[0\].data: "):
         ids("data.mix=[{repeat: 2}]")
+
+
+def test_mixed_keeps_the_order_the_built_in_model_was_trained_in() -> None:
+    # configs/cnndm.yaml reproduces summarizer/builtin/news only if this order never changes
+    train = LoadedData("t", [Document(id=f"n{i}", text=f"news {i}") for i in range(5)], [], "t")
+    papers = LoadedData("p", [Document(id=f"p{i}", text=f"paper {i}") for i in range(3)], [], "p")
+    plain = train.documents + [
+        doc if r == 0 else replace(doc, id=f"{doc.id}#{r + 1}") for r in range(2) for doc in papers.documents
+    ]
+    order = list(range(len(plain)))
+    random.Random(0).shuffle(order)
+    mixed = _mixed(train, [(papers, 2)])
+    assert [d.id for d in mixed.documents] == [plain[i].id for i in order]
+    clash = LoadedData("c", [Document(id="n0", text="another")], [], "p")
+    renamed = _mixed(train, [(clash, 2)])
+    assert sorted(d.id for d in renamed.documents)[:3] == ["n0", "n0#2", "n0#3"]
+    assert (
+        renamed.fingerprint
+        != _mixed(train, [(LoadedData("c", [Document(id="x", text="another")], [], "p"), 2)]).fingerprint
+    )

@@ -22,9 +22,10 @@ MAX_TITLE_WORDS = 6
 # Sentence_Terminal: also 。 । ؟ ։ ...) or an ellipsis, then perhaps
 # closing quotes (German's and Czech's close with “ ‘, Danish's with «), brackets, emphasis marks,
 # footnote and citation marks ("...in 2019.[12]", "...in 2019.¹", "...grew.[citation needed]")
-# and spaces (a quote the splitter left at the end: 'said Kaka. "').
+# and spaces (a quote the splitter left at the end: 'said Kaka. "'). Searched from the end (`(?r)`),
+# so that a long run of marks ("[.][.][.]...") is read once, not once from each of its dots.
 _ENDED = regex.compile(
-    r"[\p{Sentence_Terminal}\u2026](?:[\p{Pe}\p{Pf}\p{Pi}\p{No}\"'*_\u2020\u2021\s\u200b]|\[[\w\s,.:\u2013\u2014-]{1,30}\])*$"
+    r"(?r)[\p{Sentence_Terminal}\u2026](?:[\p{Pe}\p{Pf}\p{Pi}\p{No}\"'*_\u2020\u2021\s\u200b]|\[[\w\s,.:\u2013\u2014-]{1,30}\])*$"
 )
 
 

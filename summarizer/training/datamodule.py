@@ -323,7 +323,13 @@ class SummarizationDataModule(pl.LightningDataModule):
         out = {split: _first(data, limits[split]) for split, data in loaded.items()}
         if cfg.mix:
             mixes = [
-                read(f"mix[{i}]", m.data, m.split, text_field=m.text_field, summary_field=m.summary_field)
+                read(
+                    f"mix[{i}]",
+                    m.data,
+                    m.split,
+                    text_field=m.text_field if m.text_field is not None else cfg.text_field,
+                    summary_field=m.summary_field if m.summary_field is not None else cfg.summary_field,
+                )
                 for i, m in enumerate(cfg.mix)
             ]
             _check_mix(mixes, out)
@@ -373,9 +379,9 @@ def _mixed(train: LoadedData, sources: Sequence[tuple[LoadedData, int]]) -> Load
     id is made unique (a repeat's, or one another source holds, ends in `#2`, `#3`...), so that
     each document reads a window of its own."""
     documents, keys = list(train.documents), [train.fingerprint]
-    seen, next_number = {doc.id for doc in documents}, dict[str, int]()
+    seen, next_number, renamed = {doc.id for doc in documents}, dict[str, int](), False
     for data, repeat in sources:
-        for _ in range(repeat):
+        for r in range(repeat):
             for doc in data.documents:
                 n = next_number.get(doc.id, 1)
                 name = doc.id if n == 1 else f"{doc.id}#{n}"
@@ -384,8 +390,11 @@ def _mixed(train: LoadedData, sources: Sequence[tuple[LoadedData, int]]) -> Load
                     name = f"{doc.id}#{n}"
                 seen.add(name)
                 next_number[doc.id] = n + 1
+                renamed |= n != r + 1  # an id another document holds moved this one's number
                 documents.append(doc if name == doc.id else replace(doc, id=name))
         keys.append(f"{data.fingerprint}*{repeat}")
+    if renamed:  # the cached features of the same documents under other ids are not these
+        keys.append("unique ids")
     order = list(range(len(documents)))
     random.Random(SPLIT_SEED).shuffle(order)
     return LoadedData(

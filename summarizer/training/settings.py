@@ -107,8 +107,8 @@ class ModelConfig:
 @dataclass
 class MixSource:
     """More training documents for `DataConfig.mix`: a `load_documents` spec (`data`) read
-    with its `split` and its own `text_field` / `summary_field` (null: guessed from the usual
-    names), each document trained on `repeat` times per epoch."""
+    with its `split` and its own `text_field` / `summary_field` (null: `data`'s), each document
+    trained on `repeat` times per epoch."""
 
     data: str = ""
     split: str | None = None
