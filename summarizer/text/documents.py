@@ -290,9 +290,11 @@ def pdf_paragraphs(data: bytes) -> list[str]:
     lines = _without_running_lines(pages)
     if not lines:
         raise UnreadableDocument("the PDF has no text layer (a scanned document?): run OCR on it first")
-    whole = with_bullets(unicodedata.normalize("NFKC", "\n".join(line.text for line in lines)))
-    text = with_bullets(unicodedata.normalize("NFKC", "\n".join(_without_verbatim(lines))))
-    wrapped_as = whole if text != whole else None  # only when a block went
+    whole, kept = "\n".join(line.text for line in lines), "\n".join(_without_verbatim(lines))
+    text = with_bullets(unicodedata.normalize("NFKC", kept))
+    wrapped_as = None  # the document with its verbatim blocks, read only when one went
+    if kept != whole and (as_read := with_bullets(unicodedata.normalize("NFKC", whole))) != text:
+        wrapped_as = as_read
     paragraphs = text_paragraphs(text, wrapped_as=wrapped_as, typeset=typeset, notes=is_note)
     return [" ".join(paragraph.split()) for paragraph in running_paragraphs(paragraphs)]  # words spaced once
 

@@ -295,8 +295,9 @@ class SummarizationDataModule(pl.LightningDataModule):
         }
 
         def read(key: str, spec: str, split: str | None, **fields: str | None) -> LoadedData:
+            named = {name: value for name, value in fields.items() if value is not None}  # else data's
             try:
-                loaded = load_documents(spec, split, **{**options, **fields})
+                loaded = load_documents(spec, split, **{**options, **named})
             except InputError as error:
                 raise InputError(f"data.{key}: {error}") from None
             # data.skip_bad_rows: say which rows were left out, once. (Lightning sets `rank_zero_only.rank`
@@ -323,13 +324,7 @@ class SummarizationDataModule(pl.LightningDataModule):
         out = {split: _first(data, limits[split]) for split, data in loaded.items()}
         if cfg.mix:
             mixes = [
-                read(
-                    f"mix[{i}]",
-                    m.data,
-                    m.split,
-                    text_field=m.text_field if m.text_field is not None else cfg.text_field,
-                    summary_field=m.summary_field if m.summary_field is not None else cfg.summary_field,
-                )
+                read(f"mix[{i}]", m.data, m.split, text_field=m.text_field, summary_field=m.summary_field)
                 for i, m in enumerate(cfg.mix)
             ]
             _check_mix(mixes, out)
@@ -379,18 +374,17 @@ def _mixed(train: LoadedData, sources: Sequence[tuple[LoadedData, int]]) -> Load
     id is made unique (a repeat's, or one another source holds, ends in `#2`, `#3`...), so that
     each document reads a window of its own."""
     documents, keys = list(train.documents), [train.fingerprint]
-    seen, next_number, renamed = {doc.id for doc in documents}, dict[str, int](), False
+    seen, renamed = {doc.id for doc in documents}, False
     for data, repeat in sources:
         for r in range(repeat):
             for doc in data.documents:
-                n = next_number.get(doc.id, 1)
+                n = r + 1  # the repeat's own number, unless another document holds it
                 name = doc.id if n == 1 else f"{doc.id}#{n}"
                 while name in seen:
                     n += 1
                     name = f"{doc.id}#{n}"
                 seen.add(name)
-                next_number[doc.id] = n + 1
-                renamed |= n != r + 1  # an id another document holds moved this one's number
+                renamed |= n != r + 1
                 documents.append(doc if name == doc.id else replace(doc, id=name))
         keys.append(f"{data.fingerprint}*{repeat}")
     if renamed:  # the cached features of the same documents under other ids are not these

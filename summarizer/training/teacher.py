@@ -50,14 +50,14 @@ def teacher_scores(
         summarizer = Summarizer.from_pretrained(directory, precision=teacher_precision(), backend="torch")
     except InputError as error:  # a damaged model, or its base encoder not installed
         raise InputError(f"data.teacher: {error}") from None
-    documents = [
-        tuple(d.sentences or split_sentences(d.text, language)) for d in data.documents
-    ]  # as `preprocess` splits
+    # Each document's sentences as `preprocess` splits them; a repeated document (data.mix) is scored once.
     slots: dict[tuple[str, ...], int] = {}
-    slot = [slots.setdefault(sentences, len(slots)) for sentences in documents]  # a repeated document (data.mix) once
+    slot = [
+        slots.setdefault(tuple(d.sentences or split_sentences(d.text, language)), len(slots)) for d in data.documents
+    ]
     started, total = time.perf_counter(), len(slots)
     distinct: list[list[float | None]] = []
-    for summary in summarizer.summarize_batch([list(d) for d in slots], batch_size, k=1, trigram_blocking=False):
+    for summary in summarizer.summarize_batch(list(slots), batch_size, k=1, trigram_blocking=False):
         distinct.append(summary.sentence_scores)
         if len(distinct) % 200 == 0 or len(distinct) == total:
             seconds = time.perf_counter() - started
