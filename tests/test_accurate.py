@@ -3,6 +3,7 @@ int8 compact models, built-in models by name, and training in stages (init_from,
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import io
@@ -245,7 +246,8 @@ def first_missing(distribution: Callable[[str], object]) -> str:
 def test_builtin_models_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BERTSUM_MODEL_DIR", raising=False)
     package = Path(resources.__file__).resolve().parent / "builtin"
-    accurate = ROOT / "models" / "news-accurate" / "bertsum_news_accurate" / "model"  # installed with -e
+    accurate = builtin_model_dir("news-accurate")  # where bertsum-news-accurate is installed
+    assert (accurate / CONFIG_FILE).is_file() and accurate.parent.name == "bertsum_news_accurate"
     assert BUILTIN_MODELS == ("news", "news-accurate")
     assert model_dir() == model_dir("news") == builtin_model_dir() == package / "news"
     assert model_dir("news-accurate") == accurate
@@ -262,6 +264,21 @@ def without_accurate_weights(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "bertsum_news_accurate" else find_spec(name, *a)
     )
+
+
+def test_an_incomplete_news_accurate_install_is_one_line_naming_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "bertsum_news_accurate" / "model").mkdir(parents=True)  # the package without its files
+    find_spec = importlib.util.find_spec
+    spec = importlib.machinery.ModuleSpec("bertsum_news_accurate", None, is_package=True)
+    spec.submodule_search_locations = [str(tmp_path / "bertsum_news_accurate")]
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: spec if name == "bertsum_news_accurate" else find_spec(name, *a)
+    )
+    with pytest.raises(InputError, match="news-accurate is incomplete .*holds no config.json.*") as raised:
+        model_dir("news-accurate")
+    assert ACCURATE_INSTALL in str(raised.value) and "\n" not in str(raised.value)
 
 
 def test_news_accurate_without_its_weights_is_one_line_naming_the_command(
