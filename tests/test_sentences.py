@@ -79,8 +79,14 @@ def test_titles_before_names_and_ranks_do_not_end_news_sentences(sentences: list
         ["See pp. 7-9 of vol. 2 in ch. 3.", "They won (resp. lost) it, incl. the final."],
         ["Cats, dogs, etc.", "The rest are birds."],
         ["Cats, dogs, etc. are pets.", "Birds, fish, etc.", "And a horse."],  # "etc." goes on before lower case
-        # news: a name after "e.g." (CNN/DailyMail validation), and "Al" that ends a sentence
-        ["Famous ones, e.g. John Smith, came.", "I met Al.", "He was there."],
+        ["Install the tools (make, gcc, etc.) and run the build.", 'He said "panic, etc." about it.'],
+        # where a citing abbreviation ends a sentence: before a capital, Punkt's break stands
+        ["BERT was introduced by Devlin et al.", "We follow their setup."],
+        ["He argued with the ref.", "Mourinho was sent off."],
+        ["It is based in Montgomery, AL.", "Police said so."],
+        ["Famous ones, e.g. John Smith, came.", "I talked to Al.", "John agreed."],
+        # all lower case (as training text can be): only a digit or a bracket goes on
+        ["it was proposed by smith et al.", "we extend it in fig. 2."],
     ],
 )
 def test_citing_and_cross_referencing_abbreviations_do_not_end_sentences(sentences: list[str]) -> None:

@@ -31,8 +31,14 @@ _WORD = re.compile(r"\w")
 _EXCLAIMS = re.compile(r"[!?][\"'”’»)\]]*$")
 _RANK = re.compile(r"(?:^|\s)No\.$")  # "the world No." before "1": a rank, not a sentence's end
 # "etc." ends as many sentences as it does not: it goes on before a lower-case word ("etc. are
-# supported"), and Punkt's break stands before any other.
-_ETC = re.compile(r"(?:^|\W)etc\.$")
+# supported", "(gcc, etc.) and run"), and Punkt's break stands before any other.
+_ETC = re.compile(r"(?:^|\W)etc\.[\"'”’»)\]]*$")
+# The abbreviations papers and manuals cite and cross-reference with, which can also end a
+# sentence ("introduced by Devlin et al." / "We follow..."; "based in Montgomery, AL." /
+# "Police said"): each goes on before a digit or an opening bracket ("Fig." / "3 shows", "Smith
+# et al." / "(2019) proposed"), and in text that is not all lower case before a lower-case word
+# ("et al." / "showed").
+_CITING = re.compile(r"(?:^|\W)(?:et al|[Ff]igs?|FIGS?|[Ee]qs?|[Rr]efs?|[Cc]h|[Vv]ol|pp|resp|incl|approx)\.$")
 # A spaced ellipsis (". . .", in legal and academic quotations and groff's output) is one mark:
 # Punkt ends a sentence at each of its dots, and it ends none before a lower-case word.
 _SPACED_ELLIPSIS = re.compile(r"\.\s\.\s\.[\"'”’»)\]]*$")
@@ -74,13 +80,11 @@ ENGLISH_PARAMETERS = Path(__file__).with_name("punkt_english.json.gz")
 # signed...", in 81 of the 1,000 CNN/DailyMail validation articles). A rank ("the world No." /
 # "1, she...") is mended (`_RANK`).
 ENGLISH_TITLES = frozenset("amb atty brig capt cmdr cpl det gov hon insp pvt rev sens sgt supt".split())
-# And for papers and manuals, which they were not trained on: the abbreviations of citing and
-# cross-referencing ("Smith et al." / "(2019) showed", "(e.g." / "clippy::todo)", "Fig." / "3
-# shows"). Punkt still ends a sentence at one of them before a word that starts sentences ("by
-# Smith et al." / "The model"), as at any abbreviation. Not "etc.", which ends sentences as often
-# as not, and before "And" Punkt cannot tell (1 of the 1,000 CNN/DailyMail validation articles):
-# it is mended before a lower-case word (`_ETC`).
-ENGLISH_REFERENCES = frozenset("e.g i.e cf viz al approx fig figs eq eqs ch vol pp resp incl ref refs".split())
+# And for papers and manuals, which they were not trained on: the Latin abbreviations that
+# introduce an example or a reference and practically never end a sentence ("(e.g." /
+# "clippy::todo)", "i.e." / "title, authors"). Those that can end one are mended (`_CITING`),
+# as "etc." is (`_ETC`).
+ENGLISH_REFERENCES = frozenset("e.g i.e cf viz".split())
 LANGUAGES_EXTRA = "pip install 'bertsum[languages]'"
 
 
@@ -177,8 +181,10 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
     a quote or bracket before more punctuation) joins the sentence before it, and citation marks
     ("[3]") move to the sentence they follow. In text that is not all lower case, a '!', '?' or
     "etc." before a lower-case word ("Yahoo! is", "the panic! macro", "etc. are") ends no sentence
-    either, nor does "No." before a number ("the world No. 1"), nor a dot of a spaced ellipsis
-    (". . .") but the last, which ends none before a lower-case word ("and . . . a criminal?")."""
+    either, nor does "No." before a number ("the world No. 1"), a citing abbreviation before a
+    digit, an opening bracket or (in such text) a lower-case word ("Fig. 3", "et al. (2019)", "et
+    al. showed"), nor a dot of a spaced ellipsis (". . .") but the last, which ends none before a
+    lower-case word ("and . . . a criminal?")."""
     result: list[tuple[int, int]] = []
     cased = line != line.lower()
     for start, end, after_cut in spans:
@@ -191,8 +197,10 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
             before = line[max(first, last - END_CHARS) : last]  # its end: what the marks below read
             lower = cased and sentence[:1].islower()
             exclaims = lower and (_EXCLAIMS.search(before) is not None or _ETC.search(before) is not None)
+            cited = _CITING.search(before) is not None and (lower or sentence[:1].isdigit() or sentence[:1] in "([")
             goes_on = (
                 exclaims
+                or cited
                 or (_RANK.search(before) is not None and sentence[:1].isdigit())
                 or _NEXT_DOT.match(sentence) is not None  # the next dot of a spaced ellipsis
                 or (_SPACED_ELLIPSIS.search(before) is not None and sentence[:1].islower())
