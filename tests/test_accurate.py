@@ -258,24 +258,26 @@ def test_builtin_models_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
         builtin_model_dir("long")
 
 
-def without_accurate_weights(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As where bertsum-news-accurate is not installed."""
+def accurate_package_as(monkeypatch: pytest.MonkeyPatch, spec: importlib.machinery.ModuleSpec | None) -> None:
+    """As where the package of news-accurate's weights is found as `spec` (None: not installed)."""
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "bertsum_news_accurate" else find_spec(name, *a)
+        importlib.util, "find_spec", lambda name, *a: spec if name == "bertsum_news_accurate" else find_spec(name, *a)
     )
+
+
+def without_accurate_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As where bertsum-news-accurate is not installed."""
+    accurate_package_as(monkeypatch, None)
 
 
 def test_an_incomplete_news_accurate_install_is_one_line_naming_the_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "bertsum_news_accurate" / "model").mkdir(parents=True)  # the package without its files
-    find_spec = importlib.util.find_spec
     spec = importlib.machinery.ModuleSpec("bertsum_news_accurate", None, is_package=True)
     spec.submodule_search_locations = [str(tmp_path / "bertsum_news_accurate")]
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: spec if name == "bertsum_news_accurate" else find_spec(name, *a)
-    )
+    accurate_package_as(monkeypatch, spec)
     with pytest.raises(InputError, match="news-accurate is incomplete .*holds no config.json.*") as raised:
         model_dir("news-accurate")
     assert ACCURATE_INSTALL in str(raised.value) and "\n" not in str(raised.value)
