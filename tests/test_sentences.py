@@ -85,6 +85,9 @@ def test_titles_before_names_and_ranks_do_not_end_news_sentences(sentences: list
         ["He argued with the ref.", "Mourinho was sent off."],
         ["It is based in Montgomery, AL.", "Police said so."],
         ["Famous ones, e.g. John Smith, came.", "I talked to Al.", "John agreed."],
+        # the Latin ones end none, even before a word Punkt takes for a sentence's start
+        ["We use the same data (cf. Section 3) and train it.", "See e.g. Section 4 for more."],
+        ["Cf. Table 2 for details.", "One case, viz. Section 5, holds, i.e. Section 6 does not.", "Fine."],
         # all lower case (as training text can be): only a digit or a bracket goes on
         ["it was proposed by smith et al.", "we extend it in fig. 2."],
     ],

@@ -40,6 +40,10 @@ _RANK = re.compile(r"(?:^|\s)No\.$")  # "the world No." before "1": a rank, not 
 # et al." / "(2019) proposed"), and in text that is not all lower case before a lower-case word
 # ("et al." / "showed").
 _CITING = re.compile(r"(?:^|\W)(?:et al|[Ff]igs?|FIGS?|[Ee]qs?|[Rr]efs?|[Cc]h|[Vv]ol|pp|resp|incl|approx)\.$")
+# The Latin abbreviations that introduce an example or a reference (ENGLISH_REFERENCES) end no
+# sentence before any word, even one Punkt takes for a sentence's start ("(cf." / "Section 3)",
+# "e.g." / "Table 2").
+_NEVER_ENDS = re.compile(r"(?:^|\W)(?:[Ee]\.g|[Ii]\.e|[Cc]f|viz)\.$")
 # A spaced ellipsis (". . .", in legal and academic quotations and groff's output) is one mark:
 # Punkt ends a sentence at each of its dots, and it ends none before a lower-case word.
 _SPACED_ELLIPSIS = re.compile(r"\.\s\.\s\.[\"'”’»)\]]*$")
@@ -180,12 +184,13 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
     """The sentence `spans` of `line`, with each break that no white space follows mended: a piece
     that goes on with the sentence (starts with a lower-case word, is punctuation only, or closes
     a quote or bracket before more punctuation) joins the sentence before it, and citation marks
-    ("[3]") move to the sentence they follow. In text that is not all lower case, a '!', '?' or
-    "etc." before a lower-case word ("Yahoo! is", "the panic! macro", "etc. are") ends no sentence
-    either, nor does "No." before a number ("the world No. 1"), a citing abbreviation before a
-    digit, an opening bracket or (in such text) a lower-case word ("Fig. 3", "et al. (2019)", "et
-    al. showed"), nor a dot of a spaced ellipsis (". . .") but the last, which ends none before a
-    lower-case word ("and . . . a criminal?")."""
+    ("[3]") move to the sentence they follow. "e.g.", "i.e.", "cf." and "viz." end no sentence
+    ("cf. Section 3"). In text that is not all lower case, a '!', '?' or "etc." before a
+    lower-case word ("Yahoo! is", "the panic! macro", "etc. are") ends none either, nor does
+    "No." before a number ("the world No. 1"), a citing abbreviation before a digit, an opening
+    bracket or (in such text) a lower-case word ("Fig. 3", "et al. (2019)", "et al. showed"), nor
+    a dot of a spaced ellipsis (". . .") but the last, which ends none before a lower-case word
+    ("and . . . a criminal?")."""
     result: list[tuple[int, int]] = []
     cased = line != line.lower()
     for start, end, after_cut in spans:
@@ -201,6 +206,7 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
                 (lower and _GOES_ON_LOWER.search(before) is not None)
                 or (_CITING.search(before) is not None and (lower or sentence[:1].isdigit() or sentence[:1] in "(["))
                 or (_RANK.search(before) is not None and sentence[:1].isdigit())
+                or _NEVER_ENDS.search(before) is not None
                 or _NEXT_DOT.match(sentence) is not None  # the next dot of a spaced ellipsis
                 or (_SPACED_ELLIPSIS.search(before) is not None and sentence[:1].islower())
             )
