@@ -184,3 +184,28 @@ def test_a_sentence_without_an_end_mark_is_taken_last(fragment):
 )
 def test_end_marks_of_every_script_end_a_sentence(sentence):
     assert not unended(sentence)
+
+
+def test_a_sentence_beginning_with_a_lower_case_stop_word_is_taken_last():
+    # clippy's README: list items that go on from the sentence that introduces them
+    sentences = [
+        "You can add options to your code to deny Clippy lints.",
+        "all lints using both the clippy and clippy::pedantic lint groups (#![deny(clippy::all)]).",
+        "only some lints (#![deny(clippy::single_match)], etc.)",
+        "Note that clippy::pedantic contains some very aggressive lints.",
+    ]
+    scores = [0.5, 0.9, 0.8, 0.4]
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=2)) == [0, 3]
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=4)) == [0, 1, 2, 3]
+
+
+def test_names_in_lower_case_and_lower_case_documents_stay_candidates():
+    readme = ["pyenv lets you switch between versions of Python.", "It is simple.", "Install it with Git."]
+    assert select_sentences(readme, range(3), [0.9, 0.1, 0.5], SelectionConfig(k=1)) == [0]
+    # training text can be all lower case: there a stop word begins sentences like any word
+    lowered = ["the council approved the budget .", "it funds two schools .", "work starts in may ."]
+    assert select_sentences(lowered, range(3), [0.9, 0.5, 0.1], SelectionConfig(k=1)) == [0]
+    # the stop words are the model's language's: a language without a stop list defers none
+    items = ["Deny lints in your code.", "the whole set of lints (deny all).", "Warnings fail the build."]
+    assert select_sentences(items, range(3), [0.5, 0.9, 0.1], SelectionConfig(k=1)) == [0]
+    assert select_sentences(items, range(3), [0.5, 0.9, 0.1], SelectionConfig(k=1), language="malayalam") == [1]

@@ -242,7 +242,7 @@ class Summarizer:
                     progress(done, total)
             in_order = iter(scores)  # sections are listed document by document
             for document in prepared:
-                yield _summary(document, [next(in_order) for _ in document.sections], selection)
+                yield _summary(document, [next(in_order) for _ in document.sections], selection, self.language)
 
     def _prepare(self, texts: Sequence[Text], first_position: int = 0, format: str = "text") -> list[PreparedDocument]:
         """Split documents into sentences and sections and tokenize them (`first_position`
@@ -339,10 +339,12 @@ def section_size(sentences: int) -> int:
     return max(1, -(-sentences // sections))
 
 
-def _summary(document: PreparedDocument, scores: list[list[float]], selection: SelectionConfig) -> Summary:
+def _summary(
+    document: PreparedDocument, scores: list[list[float]], selection: SelectionConfig, language: str
+) -> Summary:
     indices = [section.first + i for section in document.sections for i in section.features.sentence_indices]
     flat_scores = [score for section_scores in scores for score in section_scores]
-    chosen = select_sentences(document.sentences, indices, flat_scores, selection)
+    chosen = select_sentences(document.sentences, indices, flat_scores, selection, language)
     by_index = dict(zip(indices, flat_scores))
     return Summary(
         sentences=[document.sentences[i] for i in chosen],

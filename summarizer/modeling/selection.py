@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import regex
 
 from summarizer.errors import check, check_at_least, check_choice
+from summarizer.text.centrality import stop_words
 from summarizer.text.layout import title_case
 from summarizer.text.words import rouge_words
 
@@ -77,10 +78,20 @@ def unended(sentence: str) -> bool:
     return _ENDED.search(sentence.rstrip()) is None
 
 
-def stands_apart(sentence: str) -> bool:
+def begins_lower(sentence: str, ordinary: Collection[str]) -> bool:
+    """Whether `sentence` begins with one of the `ordinary` words (its language's stop words:
+    "the", "all", "only") in lower case: in a document that is not all lower case, a list item
+    that goes on from the sentence before it ("* the whole set of lints..." after "You can deny
+    lints:"). A name written in lower case ("pyenv lets you...") is not one of them."""
+    words = sentence.split(maxsplit=1)
+    return bool(words) and words[0] in ordinary
+
+
+def stands_apart(sentence: str, ordinary: Collection[str] = ()) -> bool:
     """Whether `sentence` does not stand alone in a summary: it leads in (`leads_in`), is a
-    title (`is_title`) or ends without an end mark (`unended`)."""
-    return leads_in(sentence) or is_title(sentence) or unended(sentence)
+    title (`is_title`), ends without an end mark (`unended`) or begins with one of the
+    `ordinary` words in lower case (`begins_lower`)."""
+    return leads_in(sentence) or is_title(sentence) or unended(sentence) or begins_lower(sentence, ordinary)
 
 
 def _trigrams(sentence: str) -> set[tuple[str, str, str]]:
@@ -93,6 +104,7 @@ def select_sentences(
     indices: Sequence[int],
     scores: Sequence[float],
     config: SelectionConfig = SelectionConfig(),
+    language: str = "english",
 ) -> list[int]:
     """Indices (into `sentences`) of the chosen sentences.
 
@@ -100,13 +112,18 @@ def select_sentences(
     descending score (ties: earlier sentence first); with trigram blocking a candidate that
     shares a word trigram with a chosen sentence is skipped. With `max_words`, sentences that
     would pass the word budget are skipped. A sentence ending with a colon introduces what
-    follows it (a list, a quotation, a figure), a title set as a sentence names it, and one
-    without an end mark is a heading, a list item or a fragment; none of them stands alone in a
-    summary, so they are taken only once no other candidate is left.
+    follows it (a list, a quotation, a figure), a title set as a sentence names it, one
+    without an end mark is a heading, a list item or a fragment, and in a document that is not
+    all lower case, one that begins with a stop word of `language` in lower case goes on from
+    what came before it; none of them stands alone in a summary, so they are taken only once no
+    other candidate is left.
     """
     if len(indices) != len(scores):
         raise ValueError(f"{len(indices)} sentence indices but {len(scores)} scores")
-    ranked = sorted(range(len(indices)), key=lambda j: (stands_apart(sentences[indices[j]]), -scores[j], indices[j]))
+    cased = any(sentence != sentence.lower() for sentence in sentences)
+    ordinary = stop_words(language) if cased else frozenset()
+    apart = [stands_apart(sentences[i], ordinary) for i in indices]
+    ranked = sorted(range(len(indices)), key=lambda j: (apart[j], -scores[j], indices[j]))
     budget = len(indices) if config.max_words is not None else config.sentence_budget(len(sentences))
     chosen: list[int] = []
     seen_trigrams: set[tuple[str, str, str]] = set()

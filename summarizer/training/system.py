@@ -86,7 +86,8 @@ class SummarizationSystem(pl.LightningModule):
         """The sentences `selection` picks from each document by the model's scores."""
         out = []
         for row, (sentences, indices) in enumerate(zip(batch.sentences, batch.sentence_indices)):
-            chosen = select_sentences(sentences, indices, logits[row, : len(indices)].tolist(), self.selection)
+            scores = logits[row, : len(indices)].tolist()
+            chosen = select_sentences(sentences, indices, scores, self.selection, self.model.config.language)
             out.append([sentences[i] for i in chosen])
         return out
 
