@@ -255,7 +255,9 @@ def main() -> None:
                 files[1].write_text(f"# Budget\n\n{TEXT}\n", encoding="utf-8")
                 files[2].write_bytes(pdf_of(TEXT))
                 # as Python runs by default: writing the bytecode of what it imports
-                writes = {k: v for k, v in clean_env().items() if k != "PYTHONDONTWRITEBYTECODE"}
+                writes = {
+                    k: v for k, v in clean_env().items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+                }
                 for file in files:
                     run([str(python.parent / "summarize"), str(file)], env=writes)
             dists, du, pyc = measure(python)
