@@ -196,6 +196,24 @@ def test_a_sentence_beginning_with_a_lower_case_stop_word_is_taken_last(item):
     assert select_sentences(sentences, range(3), [0.5, 0.9, 0.4], SelectionConfig(k=3)) == [0, 1, 2]
 
 
+@pytest.mark.parametrize(
+    "rest",  # a quotation or an aside cut from its start: the stop word after its opening mark
+    ['"the best day of my life," he said.', "(only the first two rounds count.)", "\u201cthe rest can wait.\u201d"],
+)
+def test_a_stop_word_after_an_opening_quote_or_bracket_is_taken_last(rest):
+    sentences = ["The coach praised the team.", rest, "The club won the cup."]
+    assert select_sentences(sentences, range(3), [0.5, 0.9, 0.4], SelectionConfig(k=2)) == [0, 2]
+
+
+def test_a_document_is_cased_when_a_third_of_its_sentences_begin_with_a_capital():
+    # written without capitals but for a name or two: not sentence case, nothing deferred
+    notes = ["the council met on monday.", "it approved NASA's plan.", "the vote was close.", "Anna abstained."]
+    assert select_sentences(notes, range(4), [0.9, 0.5, 0.1, 0.2], SelectionConfig(k=1)) == [0]
+    # a paper whose formulas begin most lines in lower case is still written in sentence case
+    paper = ["Models predict words.", "p(w i |w i-1 )", "i |w i-1 ) is the model.", "where ρ is small.", "It ends."]
+    assert select_sentences(paper, range(5), [0.1, 0.2, 0.9, 0.3, 0.05], SelectionConfig(k=1)) == [0]
+
+
 def test_names_in_lower_case_and_lower_case_documents_stay_candidates():
     readme = ["pyenv lets you switch between versions of Python.", "It is simple.", "Install it with Git."]
     assert select_sentences(readme, range(3), [0.9, 0.1, 0.5], SelectionConfig(k=1)) == [0]

@@ -28,6 +28,8 @@ MAX_TITLE_WORDS = 6
 _ENDED = regex.compile(
     r"(?r)[\p{Sentence_Terminal}\u2026](?:[\p{Pe}\p{Pf}\p{Pi}\p{No}\"'*_\u2020\u2021\s\u200b]|\[[\w\s,.:\u2013\u2014-]{1,30}\])*$"
 )
+# Opening quotes and brackets before a sentence's first word ('"the', '(only', '«les').
+_OPENING = regex.compile(r"^[\p{Ps}\p{Pi}\p{Pf}\"']+")
 
 
 @dataclass(frozen=True)
@@ -82,9 +84,26 @@ def begins_lower(sentence: str, ordinary: Collection[str]) -> bool:
     """Whether `sentence` begins with one of the `ordinary` words (its language's stop words:
     "the", "all", "only") in lower case: in a document that is not all lower case, a list item
     that goes on from the sentence before it ("* the whole set of lints..." after "You can deny
-    lints:"). A name written in lower case ("pyenv lets you...") is not one of them."""
+    lints:"), or the rest of a quotation cut from its start ('"the best day," he said.'), perhaps
+    after opening quotes or brackets. A name written in lower case ("pyenv lets you...") is not
+    one of them."""
     words = sentence.split(maxsplit=1)
-    return bool(words) and words[0] in ordinary
+    return bool(words) and _OPENING.sub("", words[0]) in ordinary
+
+
+def cased(sentences: Sequence[str]) -> bool:
+    """Whether at least a third of the sentences that begin with a letter begin with a capital:
+    a document written in sentence case (a third, not half: formulas and list items cut from a
+    paper or a README can begin most of its lines in lower case), not one lower-cased (as
+    training text can be) or written without capitals but for a name or two, where a stop word
+    begins sentences like any word."""
+    firsts = [letter for letter in map(_first_letter, sentences) if letter is not None]
+    return bool(firsts) and sum(letter.isupper() for letter in firsts) * 3 >= len(firsts)
+
+
+def _first_letter(sentence: str) -> str | None:
+    """The first character of `sentence` that has an upper and a lower case, if any."""
+    return next((c for c in sentence if c.lower() != c.upper()), None)
 
 
 def stands_apart(sentence: str, ordinary: Collection[str] = ()) -> bool:
@@ -120,8 +139,7 @@ def select_sentences(
     """
     if len(indices) != len(scores):
         raise ValueError(f"{len(indices)} sentence indices but {len(scores)} scores")
-    cased = any(sentence != sentence.lower() for sentence in sentences)
-    ordinary = stop_words(language) if cased else frozenset()
+    ordinary = stop_words(language) if cased(sentences) else frozenset()
     apart = [stands_apart(sentences[i], ordinary) for i in indices]
     ranked = sorted(range(len(indices)), key=lambda j: (apart[j], -scores[j], indices[j]))
     budget = len(indices) if config.max_words is not None else config.sentence_budget(len(sentences))
