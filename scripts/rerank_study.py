@@ -1,0 +1,154 @@
+"""Summary-level reranking, measured offline: do the model's top candidates hold better summaries
+than the ones selection takes, and can the encoder's own sentence embeddings find them?
+
+    python scripts/rerank_study.py features NAME --data DATA [--split S] [-k 3] [--model news]
+    python scripts/rerank_study.py fit --train NAME... --test NAME
+
+`features` summarizes the documents with MODEL (ONNX Runtime, int8), takes each document's `--top`
+best-scored sentences, and for every k-sentence combination of them (in document order) writes
+its ROUGE-1 against the reference and nine features to /tmp/rerank/NAME.pkl: the sum, minimum
+and summed logits of its sentence scores; the cosine between the combination's text and the
+document's first 512 word pieces, embedded as all-MiniLM-L6-v2 embeds sentences (mean pooling,
+the packaged encoder, not the trained model); the mean cosine of its sentences to the document
+and to each other; its log word count; whether it holds the first sentence; its mean position.
+It prints the ROUGE-1 of the summaries selection takes, of the best combination (the ceiling)
+and of the score sum plus lambda times the cosine to the document, for a few lambdas (zero-shot,
+MatchSum-like). `fit` trains a linear ranker over the features of the `--train` sets (softmax
+over each document's combinations against a softmax of their ROUGE-1 / 2) and prints the
+ROUGE-1 of its choices on `--test`, for growing feature sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import pickle
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path("/tmp/rerank")
+FEATURES = ("p.sum", "logit.sum", "p.min", "cos.doc", "cos.sentences.doc", "cos.pairs", "log.words", "first", "pos")
+
+
+def features(args: argparse.Namespace) -> None:
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from summarizer import Summarizer
+    from summarizer.modeling.selection import SelectionConfig
+    from summarizer.resources import default_encoder_dir
+    from summarizer.training.data import load_documents
+    from summarizer.training.evaluate import summarize_documents
+    from summarizer.training.rouge import make_scorer
+
+    encoder_dir = default_encoder_dir()
+    tokenizer, encoder = AutoTokenizer.from_pretrained(encoder_dir), AutoModel.from_pretrained(encoder_dir).eval()
+
+    def embed(texts: list[str], max_length: int) -> np.ndarray:
+        batch = tokenizer(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+        with torch.inference_mode():
+            hidden = encoder(**batch).last_hidden_state
+        mask = batch["attention_mask"].unsqueeze(-1).float()
+        return torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1), dim=-1).numpy()
+
+    summarizer = Summarizer.from_pretrained(args.model, backend="onnx", precision="int8")
+    documents = load_documents(args.data, args.split).documents
+    _, references, summaries = summarize_documents(summarizer, documents, SelectionConfig(k=args.k))
+    scorer = make_scorer()
+
+    def rouge1(reference: list[str], sentences: list[str]) -> float:
+        return 100 * scorer.score("\n".join(reference), "\n".join(sentences))["rouge1"].fmeasure
+
+    rows = []
+    for summary, reference in zip(summaries, references):
+        doc, scores = summary.document, summary.sentence_scores
+        top = sorted((i for i, s in enumerate(scores) if s is not None), key=lambda i: -scores[i])[: args.top]
+        combos = [tuple(sorted(c)) for c in itertools.combinations(top, min(args.k, len(top)))]
+        document = embed([" ".join(doc)], 512)[0]
+        texts = embed([" ".join(doc[i] for i in c) for c in combos], 256)
+        own = dict(zip(top, embed([doc[i] for i in top], 128)))
+        table = []
+        for combo, text in zip(combos, texts):
+            p = np.array([scores[i] for i in combo], dtype=float)
+            pairs = [own[a] @ own[b] for a, b in itertools.combinations(combo, 2)]
+            table.append(
+                [
+                    p.sum(),
+                    np.log(p / (1 - p + 1e-9) + 1e-9).sum(),
+                    p.min(),
+                    text @ document,
+                    np.mean([own[i] @ document for i in combo]),
+                    np.mean(pairs) if pairs else 0.0,
+                    np.log(sum(len(doc[i].split()) for i in combo)),
+                    float(0 in combo),
+                    np.mean(combo) / len(doc),
+                ]
+            )
+        rows.append(
+            (
+                np.array(table),
+                np.array([rouge1(reference, [doc[i] for i in c]) for c in combos]),
+                rouge1(reference, summary.sentences),
+            )
+        )
+    OUT.mkdir(exist_ok=True)
+    with open(OUT / f"{args.name}.pkl", "wb") as file:
+        pickle.dump(rows, file)
+    print(
+        f"{args.name}: {len(rows)} documents; selection {np.mean([r[2] for r in rows]):.2f}, "
+        f"best of the top {args.top}'s combinations {np.mean([r[1].max() for r in rows]):.2f}"
+    )
+    for lam in (0.0, 0.5, 1.0, 2.0, 1000.0):
+        chosen = [r[1][np.argmax(r[0][:, 0] + lam * r[0][:, 3])] for r in rows]
+        print(f"  score sum + {lam:g} x cosine to the document: {np.mean(chosen):.2f}")
+
+
+def fit(args: argparse.Namespace) -> None:
+    def load(name: str) -> list:
+        with open(OUT / f"{name}.pkl", "rb") as file:
+            return pickle.load(file)
+
+    train = [r for name in args.train for r in load(name) if len(r[1]) > 1]
+    test = load(args.test)
+    for size in (1, 4, 6, 9):
+        columns = [0, 3, 5, 1, 2, 4, 7, 8, 6][:size]
+        x = np.concatenate([r[0][:, columns] for r in train])
+        mean, std = x.mean(0), x.std(0) + 1e-9
+        inputs = [(r[0][:, columns] - mean) / std for r in train]
+        targets = [np.exp((r[1] - r[1].max()) / 2.0) for r in train]
+        targets = [t / t.sum() for t in targets]
+        weights = np.zeros(size)
+        for _ in range(3000):
+            gradient = np.zeros(size)
+            for features_, target in zip(inputs, targets):
+                z = features_ @ weights
+                p = np.exp(z - z.max())
+                gradient += features_.T @ (p / p.sum() - target)
+            weights -= 0.05 * (gradient / len(inputs) + 1e-3 * weights)
+        chosen = [r[1][np.argmax(((r[0][:, columns] - mean) / std) @ weights)] for r in test]
+        print(
+            f"{'+'.join(FEATURES[c] for c in columns)}: {np.mean(chosen):.2f} on {args.test} "
+            f"(selection {np.mean([r[2] for r in test]):.2f})"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    one = verbs.add_parser("features")
+    one.add_argument("name")
+    one.add_argument("--data", required=True)
+    one.add_argument("--split")
+    one.add_argument("-k", type=int, default=3)
+    one.add_argument("--top", type=int, default=5)
+    one.add_argument("--model", default="news")
+    two = verbs.add_parser("fit")
+    two.add_argument("--train", nargs="+", required=True)
+    two.add_argument("--test", required=True)
+    args = parser.parse_args()
+    (features if args.verb == "features" else fit)(args)
+
+
+if __name__ == "__main__":
+    main()
