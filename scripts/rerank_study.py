@@ -1,19 +1,22 @@
 """Summary-level reranking, measured offline: do the model's top candidates hold better summaries
 than the ones selection takes, and can the encoder's own sentence embeddings find them?
 
-    python scripts/rerank_study.py features NAME --data DATA [--split S] [-k 3] [--model news]
+    python scripts/rerank_study.py features NAME --data DATA [--split S] [-k 3] [--top 5] [--model news]
     python scripts/rerank_study.py fit --train NAME... --test NAME
 
 `features` summarizes the documents with MODEL (ONNX Runtime, int8), takes each document's `--top`
 best-scored sentences, and for every k-sentence combination of them (in document order) writes
-its ROUGE-1 against the reference and nine features to /tmp/rerank/NAME.pkl: the sum, minimum
-and summed logits of its sentence scores; the cosine between the combination's text and the
+its ROUGE-1 against the reference and nine features to /tmp/rerank/NAME.pkl: the sum, the summed
+logits and the minimum of its sentence scores; the cosine between the combination's text and the
 document's first 512 word pieces, embedded as all-MiniLM-L6-v2 embeds sentences (mean pooling,
 the packaged encoder, not the trained model); the mean cosine of its sentences to the document
 and to each other; its log word count; whether it holds the first sentence; its mean position.
 It prints the ROUGE-1 of the summaries selection takes, of the best combination (the ceiling)
 and of the score sum plus lambda times the cosine to the document, for a few lambdas (zero-shot,
-MatchSum-like). `fit` trains a linear ranker over the features of the `--train` sets (softmax
+MatchSum-like); and what reranking costs beside scoring: the word pieces its 1 + C(top, k) + top
+encoder inputs hold against the document's own, and the seconds of each (scoring on ONNX Runtime
+in int8, the embeddings on torch in fp32, so the time ratio is only indicative). Documents without
+a scored sentence are left out. `fit` trains a linear ranker over the features of the `--train` sets (softmax
 over each document's combinations against a softmax of their ROUGE-1 / 2) and prints the
 ROUGE-1 of its choices on `--test`, for growing feature sets.
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import pickle
+import time
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +44,7 @@ def features(args: argparse.Namespace) -> None:
     from summarizer.resources import default_encoder_dir
     from summarizer.training.data import load_documents
     from summarizer.training.evaluate import summarize_documents
-    from summarizer.training.rouge import make_scorer
+    from summarizer.training.rouge import rouge_per_document
 
     encoder_dir = default_encoder_dir()
     tokenizer, encoder = AutoTokenizer.from_pretrained(encoder_dir), AutoModel.from_pretrained(encoder_dir).eval()
@@ -54,20 +58,34 @@ def features(args: argparse.Namespace) -> None:
 
     summarizer = Summarizer.from_pretrained(args.model, backend="onnx", precision="int8")
     documents = load_documents(args.data, args.split).documents
-    _, references, summaries = summarize_documents(summarizer, documents, SelectionConfig(k=args.k))
-    scorer = make_scorer()
+    _, references, stream = summarize_documents(summarizer, documents, SelectionConfig(k=args.k))
+    start = time.perf_counter()
+    summaries = list(stream)
+    scoring_seconds, embedding_seconds = time.perf_counter() - start, 0.0
+    language = summarizer.language
 
     def rouge1(reference: list[str], sentences: list[str]) -> float:
-        return 100 * scorer.score("\n".join(reference), "\n".join(sentences))["rouge1"].fmeasure
+        return rouge_per_document([sentences], [reference], language)["rouge1"][0]
 
-    rows = []
+    def pieces(texts: list[str], max_length: int | None = None) -> int:
+        lengths = (len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"])
+        return sum(length if max_length is None else min(length, max_length - 2) for length in lengths)
+
+    rows, document_pieces, rerank_pieces = [], 0, 0
     for summary, reference in zip(summaries, references):
         doc, scores = summary.document, summary.sentence_scores
         top = sorted((i for i, s in enumerate(scores) if s is not None), key=lambda i: -scores[i])[: args.top]
+        if not top:
+            continue
         combos = [tuple(sorted(c)) for c in itertools.combinations(top, min(args.k, len(top)))]
+        combo_texts = [" ".join(doc[i] for i in c) for c in combos]
+        document_pieces += pieces(doc)
+        rerank_pieces += pieces([" ".join(doc)], 512) + pieces(combo_texts, 256) + pieces([doc[i] for i in top], 128)
+        start = time.perf_counter()
         document = embed([" ".join(doc)], 512)[0]
-        texts = embed([" ".join(doc[i] for i in c) for c in combos], 256)
+        texts = embed(combo_texts, 256)
         own = dict(zip(top, embed([doc[i] for i in top], 128)))
+        embedding_seconds += time.perf_counter() - start
         table = []
         for combo, text in zip(combos, texts):
             p = np.array([scores[i] for i in combo], dtype=float)
@@ -102,6 +120,10 @@ def features(args: argparse.Namespace) -> None:
     for lam in (0.0, 0.5, 1.0, 2.0, 1000.0):
         chosen = [r[1][np.argmax(r[0][:, 0] + lam * r[0][:, 3])] for r in rows]
         print(f"  score sum + {lam:g} x cosine to the document: {np.mean(chosen):.2f}")
+    print(
+        f"cost: the reranking's encoder inputs hold {rerank_pieces / document_pieces:.2f} times the documents' "
+        f"word pieces; {embedding_seconds:.0f} s of embeddings against {scoring_seconds:.0f} s of scoring"
+    )
 
 
 def fit(args: argparse.Namespace) -> None:

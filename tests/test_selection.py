@@ -2,7 +2,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from summarizer.modeling.selection import SelectionConfig, is_title, select_sentences, unended
+from summarizer.modeling.selection import (
+    SelectionConfig,
+    begins_lower,
+    cased,
+    is_title,
+    select_sentences,
+    unended,
+)
 
 SENTENCES = [
     "The council approved the new budget on Monday.",  # 0
@@ -203,6 +210,37 @@ def test_a_sentence_beginning_with_a_lower_case_stop_word_is_taken_last(item):
 def test_a_stop_word_after_an_opening_quote_or_bracket_is_taken_last(rest):
     sentences = ["The coach praised the team.", rest, "The club won the cup."]
     assert select_sentences(sentences, range(3), [0.5, 0.9, 0.4], SelectionConfig(k=2)) == [0, 2]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "begins"),
+    [
+        ("« les meilleurs jours », dit-il.", True),  # French quotes, with their spaces
+        ("\u2019s route to the final was easy.", True),  # a word cut from its start: "s"
+        ("( only the first rounds count. )", True),
+        ("pyenv lets you switch versions.", False),  # a name in lower case
+        ("The rest can wait.", False),
+        ("...", False),
+        ("", False),
+    ],
+)
+def test_begins_lower_reads_past_quotes_brackets_and_apostrophes(sentence, begins):
+    assert begins_lower(sentence, {"les", "s", "only", "the"}) is begins
+
+
+@pytest.mark.parametrize(
+    ("sentences", "expected"),
+    [
+        ([], False),
+        (["2019: 3.4%", "..."], False),  # no letter with case
+        (["我们使用这个模型。", "效果很好。"], False),  # a script without case
+        (["A start.", "b.", "c."], True),  # exactly a third
+        (["A start.", "b.", "c.", "d."], False),
+        (["2019 was good.", "it grew.", "it fell.", "It held."], False),  # the first letter with case counts
+    ],
+)
+def test_cased_counts_the_first_letter_with_case_of_each_sentence(sentences, expected):
+    assert cased(sentences) is expected
 
 
 def test_a_document_is_cased_when_a_third_of_its_sentences_begin_with_a_capital():

@@ -28,8 +28,10 @@ MAX_TITLE_WORDS = 6
 _ENDED = regex.compile(
     r"(?r)[\p{Sentence_Terminal}\u2026](?:[\p{Pe}\p{Pf}\p{Pi}\p{No}\"'*_\u2020\u2021\s\u200b]|\[[\w\s,.:\u2013\u2014-]{1,30}\])*$"
 )
-# Opening quotes and brackets before a sentence's first word ('"the', '(only', '«les').
-_OPENING = regex.compile(r"^[\p{Ps}\p{Pi}\p{Pf}\"']+")
+# Quotes, brackets and spaces before a sentence's first word ('"the', '(only', '« les', "» der");
+# apostrophes too, so that the rest of a word cut from its start ("'s route to the final...")
+# leaves "s", a stop word.
+_OPENING_MARKS = regex.compile(r"^[\p{Ps}\p{Pi}\p{Pf}\"'\s]+")
 
 
 @dataclass(frozen=True)
@@ -82,21 +84,23 @@ def unended(sentence: str) -> bool:
 
 def begins_lower(sentence: str, ordinary: Collection[str]) -> bool:
     """Whether `sentence` begins with one of the `ordinary` words (its language's stop words:
-    "the", "all", "only") in lower case: in a document that is not all lower case, a list item
-    that goes on from the sentence before it ("* the whole set of lints..." after "You can deny
-    lints:"), or the rest of a quotation cut from its start ('"the best day," he said.'), perhaps
-    after opening quotes or brackets. A name written in lower case ("pyenv lets you...") is not
-    one of them."""
-    words = sentence.split(maxsplit=1)
-    return bool(words) and _OPENING.sub("", words[0]) in ordinary
+    "the", "all", "only") in lower case, perhaps after quotes, brackets or apostrophes
+    (`_OPENING_MARKS`): in a document written in sentence case (`cased`), a list item that goes
+    on from the sentence before it ("* the whole set of lints..." after "You can deny lints:"),
+    or the rest of a quotation or a word cut from its start ('"the best day," he said.', "'s
+    route to the final"). A name written in lower case ("pyenv lets you...") is not one of
+    them."""
+    words = _OPENING_MARKS.sub("", sentence).split(maxsplit=1)
+    return bool(words) and words[0] in ordinary
 
 
 def cased(sentences: Sequence[str]) -> bool:
-    """Whether at least a third of the sentences that begin with a letter begin with a capital:
-    a document written in sentence case (a third, not half: formulas and list items cut from a
-    paper or a README can begin most of its lines in lower case), not one lower-cased (as
-    training text can be) or written without capitals but for a name or two, where a stop word
-    begins sentences like any word."""
+    """Whether the document is written in sentence case: of its sentences that hold a letter
+    with an upper and a lower case, at least a third have a capital as the first such letter ("2019
+    was good." counts as lower case). A third, not half: formulas and list items cut from a
+    paper or a README can begin most of its lines in lower case. Not cased: text lower-cased
+    (as training text can be) or written without capitals but for a name or two, where a stop
+    word begins sentences like any word, and text in scripts without case."""
     firsts = [letter for letter in map(_first_letter, sentences) if letter is not None]
     return bool(firsts) and sum(letter.isupper() for letter in firsts) * 3 >= len(firsts)
 
@@ -132,9 +136,9 @@ def select_sentences(
     shares a word trigram with a chosen sentence is skipped. With `max_words`, sentences that
     would pass the word budget are skipped. A sentence ending with a colon introduces what
     follows it (a list, a quotation, a figure), a title set as a sentence names it, one
-    without an end mark is a heading, a list item or a fragment, and in a document that is not
-    all lower case, one that begins with a stop word of `language` in lower case goes on from
-    what came before it; none of them stands alone in a summary, so they are taken only once no
+    without an end mark is a heading, a list item or a fragment, and in a document written in
+    sentence case (`cased`), one that begins with a stop word of `language` in lower case goes
+    on from what came before it; none of them stands alone in a summary, so they are taken only once no
     other candidate is left.
     """
     if len(indices) != len(scores):
