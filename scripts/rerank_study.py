@@ -1,8 +1,10 @@
 """Summary-level reranking, measured offline: do the model's top candidates hold better summaries
-than the ones selection takes, and can the encoder's own sentence embeddings find them?
+than the ones selection takes, and can the encoder's own sentence embeddings, or the words the
+sentences share, find them? And, beside it, a blend of two models' sentence scores.
 
     python scripts/rerank_study.py features NAME --data DATA [--split S] [-k 3] [--top 5] [--model news]
     python scripts/rerank_study.py fit --train NAME... --test NAME
+    python scripts/rerank_study.py blend --data DATA [--split S] [-k 3 | --ratio R] [--models news news-accurate]
 
 `features` summarizes the documents with MODEL (ONNX Runtime, int8), takes each document's `--top`
 best-scored sentences, and for every k-sentence combination of them (in document order) writes
@@ -10,29 +12,49 @@ its ROUGE-1 against the reference and nine features to /tmp/rerank/NAME.pkl: the
 logits and the minimum of its sentence scores; the cosine between the combination's text and the
 document's first 512 word pieces, embedded as all-MiniLM-L6-v2 embeds sentences (mean pooling,
 the packaged encoder, not the trained model); the mean cosine of its sentences to the document
-and to each other; its log word count; whether it holds the first sentence; its mean position.
-It prints the ROUGE-1 of the summaries selection takes, of the best combination (the ceiling)
-and of the score sum plus lambda times the cosine to the document, for a few lambdas (zero-shot,
-MatchSum-like); and what reranking costs beside scoring: the word pieces its 1 + C(top, k) + top
+and to each other; its log word count; whether it holds the first sentence; its mean position;
+and two that need no encoder: the cosine of its content-word counts (stop words left out, the
+words lexical centrality reads) to the document's, and the mean overlap of its sentences' content
+words, pair by pair (shared words over the smaller set). It prints the ROUGE-1 of the summaries
+selection takes, of the best combination (the ceiling) and of the score sum plus lambda times
+the cosine to the document, embedded or lexical, for a few lambdas (zero-shot, MatchSum-like);
+and what reranking costs beside scoring: the word pieces its 1 + C(top, k) + top
 encoder inputs hold against the document's own, and the seconds of each (scoring on ONNX Runtime
 in int8, the embeddings on torch in fp32, so the time ratio is only indicative). Documents without
 a scored sentence are left out. `fit` trains a linear ranker over the features of the `--train` sets (softmax
 over each document's combinations against a softmax of their ROUGE-1 / 2) and prints the
-ROUGE-1 of its choices on `--test`, for growing feature sets.
+ROUGE-1 of its choices on `--test`, for growing feature sets, with and without the encoder's.
+`blend` summarizes the documents with both `--models` (ONNX Runtime, int8; the same sentences)
+and prints the ROUGE-1 of the selection over (1 - w) times the first model's sentence scores plus
+w times the second's, for w from 0 to 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import pickle
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 OUT = Path("/tmp/rerank")
-FEATURES = ("p.sum", "logit.sum", "p.min", "cos.doc", "cos.sentences.doc", "cos.pairs", "log.words", "first", "pos")
+FEATURES = (
+    "p.sum", "logit.sum", "p.min", "cos.doc", "cos.sentences.doc", "cos.pairs", "log.words", "first", "pos",
+    "lex.doc", "lex.pairs",
+)  # fmt: skip
+FEATURE_SETS = (  # columns of FEATURES that `fit` tries, each in turn
+    (0,), (0, 3, 5, 1), (0, 3, 5, 1, 2, 4), (0, 3, 5, 1, 2, 4, 7, 8, 6),
+    (0, 9), (0, 9, 10), (0, 9, 10, 1, 2), (0, 9, 10, 1, 2, 7, 8, 6), tuple(range(len(FEATURES))),
+)  # fmt: skip
+
+
+def cosine(a: Counter[str], b: Counter[str]) -> float:
+    norm = math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
+    return sum(v * b[w] for w, v in a.items()) / norm if norm else 0.0
 
 
 def features(args: argparse.Namespace) -> None:
@@ -42,6 +64,7 @@ def features(args: argparse.Namespace) -> None:
     from summarizer import Summarizer
     from summarizer.modeling.selection import SelectionConfig
     from summarizer.resources import default_encoder_dir
+    from summarizer.text.centrality import content_words, stop_words
     from summarizer.training.data import load_documents
     from summarizer.training.evaluate import summarize_documents
     from summarizer.training.rouge import rouge_per_document
@@ -63,6 +86,10 @@ def features(args: argparse.Namespace) -> None:
     summaries = list(stream)
     scoring_seconds, embedding_seconds = time.perf_counter() - start, 0.0
     language = summarizer.language
+    ordinary = stop_words(language)
+
+    def words(sentence: str) -> list[str]:
+        return [w for w in content_words(sentence) if w not in ordinary]
 
     def rouge1(reference: list[str], sentences: list[str]) -> float:
         return rouge_per_document([sentences], [reference], language)["rouge1"][0]
@@ -74,7 +101,7 @@ def features(args: argparse.Namespace) -> None:
     rows, document_pieces, rerank_pieces = [], 0, 0
     for summary, reference in zip(summaries, references):
         doc, scores = summary.document, summary.sentence_scores
-        top = sorted((i for i, s in enumerate(scores) if s is not None), key=lambda i: -scores[i])[: args.top]
+        top = sorted((i for i, s in enumerate(scores) if s is not None), key=lambda i: -(scores[i] or 0.0))[: args.top]
         if not top:
             continue
         combos = [tuple(sorted(c)) for c in itertools.combinations(top, min(args.k, len(top)))]
@@ -87,9 +114,12 @@ def features(args: argparse.Namespace) -> None:
         own = dict(zip(top, embed([doc[i] for i in top], 128)))
         embedding_seconds += time.perf_counter() - start
         table = []
+        document_words = Counter(w for sentence in doc for w in words(sentence))
         for combo, text in zip(combos, texts):
             p = np.array([scores[i] for i in combo], dtype=float)
             pairs = [own[a] @ own[b] for a, b in itertools.combinations(combo, 2)]
+            sets = [set(words(doc[i])) for i in combo]
+            overlaps = [len(a & b) / max(1, min(len(a), len(b))) for a, b in itertools.combinations(sets, 2)]
             table.append(
                 [
                     p.sum(),
@@ -101,6 +131,8 @@ def features(args: argparse.Namespace) -> None:
                     np.log(sum(len(doc[i].split()) for i in combo)),
                     float(0 in combo),
                     np.mean(combo) / len(doc),
+                    cosine(Counter(w for i in combo for w in words(doc[i])), document_words),
+                    np.mean(overlaps) if overlaps else 0.0,
                 ]
             )
         rows.append(
@@ -117,9 +149,12 @@ def features(args: argparse.Namespace) -> None:
         f"{args.name}: {len(rows)} documents; selection {np.mean([r[2] for r in rows]):.2f}, "
         f"best of the top {args.top}'s combinations {np.mean([r[1].max() for r in rows]):.2f}"
     )
-    for lam in (0.0, 0.5, 1.0, 2.0, 1000.0):
-        chosen = [r[1][np.argmax(r[0][:, 0] + lam * r[0][:, 3])] for r in rows]
-        print(f"  score sum + {lam:g} x cosine to the document: {np.mean(chosen):.2f}")
+    for lam in (0.0, 0.25, 0.5, 1.0, 2.0, 1000.0):
+        embedded, lexical = ([r[1][np.argmax(r[0][:, 0] + lam * r[0][:, c])] for r in rows] for c in (3, 9))
+        print(
+            f"  score sum + {lam:g} x cosine to the document: embedded {np.mean(embedded):.2f}, "
+            f"lexical {np.mean(lexical):.2f}"
+        )
     print(
         f"cost: the reranking's encoder inputs hold {rerank_pieces / document_pieces:.2f} times the documents' "
         f"word pieces; {embedding_seconds:.0f} s of embeddings against {scoring_seconds:.0f} s of scoring"
@@ -133,8 +168,8 @@ def fit(args: argparse.Namespace) -> None:
 
     train = [r for name in args.train for r in load(name) if len(r[1]) > 1]
     test = load(args.test)
-    for size in (1, 4, 6, 9):
-        columns = [0, 3, 5, 1, 2, 4, 7, 8, 6][:size]
+    for columns in map(list, FEATURE_SETS):
+        size = len(columns)
         x = np.concatenate([r[0][:, columns] for r in train])
         mean, std = x.mean(0), x.std(0) + 1e-9
         inputs = [(r[0][:, columns] - mean) / std for r in train]
@@ -155,6 +190,35 @@ def fit(args: argparse.Namespace) -> None:
         )
 
 
+def blend(args: argparse.Namespace) -> None:
+    from summarizer import Summarizer
+    from summarizer.modeling.selection import SelectionConfig, select_sentences
+    from summarizer.training.data import load_documents
+    from summarizer.training.evaluate import summarize_documents
+    from summarizer.training.rouge import rouge_per_document
+
+    documents = load_documents(args.data, args.split).documents
+    selection = SelectionConfig(k=args.k, ratio=args.ratio)
+    summarizers = [Summarizer.from_pretrained(m, backend="onnx", precision="int8") for m in args.models]
+    runs: list[list[list[float | None]]] = []
+    sentences: list[list[str]] = []
+    for summarizer in summarizers:
+        _, references, stream = summarize_documents(summarizer, documents, selection)
+        summaries = list(stream)
+        runs.append([summary.sentence_scores for summary in summaries])
+        sentences = sentences or [summary.document for summary in summaries]
+    language = summarizers[0].language
+    for weight in (0.0, 0.25, 0.5, 0.75, 1.0):
+        chosen = []
+        for doc, first, second in zip(sentences, *runs):
+            pairs = [(i, a, b) for i, (a, b) in enumerate(zip(first, second)) if a is not None or b is not None]
+            blended = [b if a is None else a if b is None else (1 - weight) * a + weight * b for _, a, b in pairs]
+            picked = select_sentences(doc, [i for i, _, _ in pairs], blended, selection, language)
+            chosen.append([doc[i] for i in picked])
+        rouge1 = np.mean(rouge_per_document(chosen, references, language)["rouge1"])
+        print(f"{1 - weight:g} x {args.models[0]} + {weight:g} x {args.models[1]}: ROUGE-1 {rouge1:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     verbs = parser.add_subparsers(dest="verb", required=True)
@@ -168,8 +232,14 @@ def main() -> None:
     two = verbs.add_parser("fit")
     two.add_argument("--train", nargs="+", required=True)
     two.add_argument("--test", required=True)
+    three = verbs.add_parser("blend")
+    three.add_argument("--data", required=True)
+    three.add_argument("--split")
+    three.add_argument("-k", type=int, default=3)
+    three.add_argument("--ratio", type=float)
+    three.add_argument("--models", nargs=2, default=["news", "news-accurate"])
     args = parser.parse_args()
-    (features if args.verb == "features" else fit)(args)
+    {"features": features, "fit": fit, "blend": blend}[args.verb](args)
 
 
 if __name__ == "__main__":
