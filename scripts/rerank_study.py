@@ -8,14 +8,15 @@ sentences share, find them? And, beside it, a blend of two models' sentence scor
 
 `features` summarizes the documents with MODEL (ONNX Runtime, int8), takes each document's `--top`
 best-scored sentences, and for every k-sentence combination of them (in document order) writes
-its ROUGE-1 against the reference and nine features to /tmp/rerank/NAME.pkl: the sum, the summed
+its ROUGE-1 against the reference and eleven features to /tmp/rerank/NAME.pkl: the sum, the summed
 logits and the minimum of its sentence scores; the cosine between the combination's text and the
 document's first 512 word pieces, embedded as all-MiniLM-L6-v2 embeds sentences (mean pooling,
 the packaged encoder, not the trained model); the mean cosine of its sentences to the document
 and to each other; its log word count; whether it holds the first sentence; its mean position;
 and two that need no encoder: the cosine of its content-word counts (stop words left out, the
 words lexical centrality reads) to the document's, and the mean overlap of its sentences' content
-words, pair by pair (shared words over the smaller set). It prints the ROUGE-1 of the summaries
+words, pair by pair (shared words over the smaller set), spelled as the model's centrality spells
+them. It prints the ROUGE-1 of the summaries
 selection takes, of the best combination (the ceiling) and of the score sum plus lambda times
 the cosine to the document, embedded or lexical, for a few lambdas (zero-shot, MatchSum-like);
 and what reranking costs beside scoring: the word pieces its 1 + C(top, k) + top
@@ -24,9 +25,10 @@ in int8, the embeddings on torch in fp32, so the time ratio is only indicative).
 a scored sentence are left out. `fit` trains a linear ranker over the features of the `--train` sets (softmax
 over each document's combinations against a softmax of their ROUGE-1 / 2) and prints the
 ROUGE-1 of its choices on `--test`, for growing feature sets, with and without the encoder's.
-`blend` summarizes the documents with both `--models` (ONNX Runtime, int8; the same sentences)
-and prints the ROUGE-1 of the selection over (1 - w) times the first model's sentence scores plus
-w times the second's, for w from 0 to 1.
+`blend` summarizes the documents with both `--models` (ONNX Runtime, int8; they must read the
+same sentences) and prints the ROUGE-1 of the selection (`python -m summarizer.evaluate`'s
+options) over (1 - w) times the first model's sentence scores plus w times the second's, for w
+from 0 to 1, among the sentences both models score.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def features(args: argparse.Namespace) -> None:
     from summarizer import Summarizer
     from summarizer.modeling.selection import SelectionConfig
     from summarizer.resources import default_encoder_dir
-    from summarizer.text.centrality import content_words, stop_words
+    from summarizer.text.centrality import DEFAULT_WORDS, content_words, stop_words
     from summarizer.training.data import load_documents
     from summarizer.training.evaluate import summarize_documents
     from summarizer.training.rouge import rouge_per_document
@@ -86,10 +88,12 @@ def features(args: argparse.Namespace) -> None:
     summaries = list(stream)
     scoring_seconds, embedding_seconds = time.perf_counter() - start, 0.0
     language = summarizer.language
-    ordinary = stop_words(language)
+    settings = summarizer.model.config.features
+    spelling = settings.centrality_words if settings.centrality else DEFAULT_WORDS
+    ordinary = stop_words(language, spelling)
 
     def words(sentence: str) -> list[str]:
-        return [w for w in content_words(sentence) if w not in ordinary]
+        return [w for w in content_words(sentence, spelling) if w not in ordinary]
 
     def rouge1(reference: list[str], sentences: list[str]) -> float:
         return rouge_per_document([sentences], [reference], language)["rouge1"][0]
@@ -115,10 +119,11 @@ def features(args: argparse.Namespace) -> None:
         embedding_seconds += time.perf_counter() - start
         table = []
         document_words = Counter(w for sentence in doc for w in words(sentence))
+        top_words = {i: words(doc[i]) for i in top}
         for combo, text in zip(combos, texts):
             p = np.array([scores[i] for i in combo], dtype=float)
             pairs = [own[a] @ own[b] for a, b in itertools.combinations(combo, 2)]
-            sets = [set(words(doc[i])) for i in combo]
+            sets = [set(top_words[i]) for i in combo]
             overlaps = [len(a & b) / max(1, min(len(a), len(b))) for a, b in itertools.combinations(sets, 2)]
             table.append(
                 [
@@ -131,7 +136,7 @@ def features(args: argparse.Namespace) -> None:
                     np.log(sum(len(doc[i].split()) for i in combo)),
                     float(0 in combo),
                     np.mean(combo) / len(doc),
-                    cosine(Counter(w for i in combo for w in words(doc[i])), document_words),
+                    cosine(Counter(w for i in combo for w in top_words[i]), document_words),
                     np.mean(overlaps) if overlaps else 0.0,
                 ]
             )
@@ -192,34 +197,46 @@ def fit(args: argparse.Namespace) -> None:
 
 def blend(args: argparse.Namespace) -> None:
     from summarizer import Summarizer
-    from summarizer.modeling.selection import SelectionConfig, select_sentences
+    from summarizer.cli.arguments import selection_from
+    from summarizer.modeling.selection import select_sentences
     from summarizer.training.data import load_documents
     from summarizer.training.evaluate import summarize_documents
     from summarizer.training.rouge import rouge_per_document
 
     documents = load_documents(args.data, args.split).documents
-    selection = SelectionConfig(k=args.k, ratio=args.ratio)
-    summarizers = [Summarizer.from_pretrained(m, backend="onnx", precision="int8") for m in args.models]
+    selection = selection_from(args)
     runs: list[list[list[float | None]]] = []
     sentences: list[list[str]] = []
-    for summarizer in summarizers:
+    languages = set()
+    for name in args.models:  # one model in memory at a time
+        summarizer = Summarizer.from_pretrained(name, backend="onnx", precision="int8")
         _, references, stream = summarize_documents(summarizer, documents, selection)
         summaries = list(stream)
         runs.append([summary.sentence_scores for summary in summaries])
-        sentences = sentences or [summary.document for summary in summaries]
-    language = summarizers[0].language
+        read = [summary.document for summary in summaries]
+        if sentences and read != sentences:
+            raise SystemExit(f"{args.models[0]} and {name} split the documents into different sentences")
+        sentences, language = read, summarizer.language
+        languages.add(language)
+    if len(languages) > 1:
+        raise SystemExit(f"the models read different languages: {', '.join(sorted(languages))}")
+    both = [
+        [(i, a, b) for i, (a, b) in enumerate(zip(first, second, strict=True)) if a is not None and b is not None]
+        for first, second in zip(*runs, strict=True)
+    ]
     for weight in (0.0, 0.25, 0.5, 0.75, 1.0):
         chosen = []
-        for doc, first, second in zip(sentences, *runs):
-            pairs = [(i, a, b) for i, (a, b) in enumerate(zip(first, second)) if a is not None or b is not None]
-            blended = [b if a is None else a if b is None else (1 - weight) * a + weight * b for _, a, b in pairs]
-            picked = select_sentences(doc, [i for i, _, _ in pairs], blended, selection, language)
+        for doc, scored in zip(sentences, both, strict=True):
+            blended = [(1 - weight) * a + weight * b for _, a, b in scored]
+            picked = select_sentences(doc, [i for i, _, _ in scored], blended, selection, language)
             chosen.append([doc[i] for i in picked])
         rouge1 = np.mean(rouge_per_document(chosen, references, language)["rouge1"])
         print(f"{1 - weight:g} x {args.models[0]} + {weight:g} x {args.models[1]}: ROUGE-1 {rouge1:.2f}")
 
 
 def main() -> None:
+    from summarizer.cli.arguments import add_selection_arguments
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     verbs = parser.add_subparsers(dest="verb", required=True)
     one = verbs.add_parser("features")
@@ -235,8 +252,7 @@ def main() -> None:
     three = verbs.add_parser("blend")
     three.add_argument("--data", required=True)
     three.add_argument("--split")
-    three.add_argument("-k", type=int, default=3)
-    three.add_argument("--ratio", type=float)
+    add_selection_arguments(three, summaries=False)
     three.add_argument("--models", nargs=2, default=["news", "news-accurate"])
     args = parser.parse_args()
     {"features": features, "fit": fit, "blend": blend}[args.verb](args)
