@@ -16,15 +16,15 @@ and to each other; its log word count; whether it holds the first sentence; its 
 and two that need no encoder: the cosine of its content-word counts (stop words left out, the
 words lexical centrality reads) to the document's, and the mean overlap of its sentences' content
 words, pair by pair (shared words over the smaller set), spelled as the model's centrality spells
-them. It prints the ROUGE-1 of the summaries
-selection takes, of the best combination (the ceiling) and of the score sum plus lambda times
-the cosine to the document, embedded or lexical, for a few lambdas (zero-shot, MatchSum-like);
-and what reranking costs beside scoring: the word pieces its 1 + C(top, k) + top
-encoder inputs hold against the document's own, and the seconds of each (scoring on ONNX Runtime
-in int8, the embeddings on torch in fp32, so the time ratio is only indicative). Documents without
-a scored sentence are left out. `fit` trains a linear ranker over the features of the `--train` sets (softmax
-over each document's combinations against a softmax of their ROUGE-1 / 2) and prints the
-ROUGE-1 of its choices on `--test`, for growing feature sets, with and without the encoder's.
+them. It prints the ROUGE-1 of the summaries selection takes, of the best combination (the
+ceiling) and of the score sum plus lambda times the cosine to the document, embedded or lexical,
+for a few lambdas (zero-shot, MatchSum-like); and what reranking costs beside scoring: the word
+pieces its 1 + C(top, k) + top encoder inputs hold against the document's own, and the seconds of
+each (scoring on ONNX Runtime in int8, the embeddings on torch in fp32, so the time ratio is only
+indicative). Documents without a scored sentence are left out. `fit` trains a linear ranker over
+the features of the `--train` sets (softmax over each document's combinations against a softmax
+of their ROUGE-1 / 2) and prints the ROUGE-1 of its choices on `--test`, for growing feature
+sets, with and without the encoder's.
 `blend` summarizes the documents with both `--models` (ONNX Runtime, int8; they must read the
 same sentences) and prints the ROUGE-1 of the selection (`python -m summarizer.evaluate`'s
 options) over (1 - w) times the first model's sentence scores plus w times the second's, for w
@@ -118,12 +118,12 @@ def features(args: argparse.Namespace) -> None:
         own = dict(zip(top, embed([doc[i] for i in top], 128)))
         embedding_seconds += time.perf_counter() - start
         table = []
-        document_words = Counter(w for sentence in doc for w in words(sentence))
-        top_words = {i: words(doc[i]) for i in top}
+        sentence_words = [words(sentence) for sentence in doc]
+        document_words = Counter(w for found in sentence_words for w in found)
         for combo, text in zip(combos, texts):
             p = np.array([scores[i] for i in combo], dtype=float)
             pairs = [own[a] @ own[b] for a, b in itertools.combinations(combo, 2)]
-            sets = [set(top_words[i]) for i in combo]
+            sets = [set(sentence_words[i]) for i in combo]
             overlaps = [len(a & b) / max(1, min(len(a), len(b))) for a, b in itertools.combinations(sets, 2)]
             table.append(
                 [
@@ -136,7 +136,7 @@ def features(args: argparse.Namespace) -> None:
                     np.log(sum(len(doc[i].split()) for i in combo)),
                     float(0 in combo),
                     np.mean(combo) / len(doc),
-                    cosine(Counter(w for i in combo for w in top_words[i]), document_words),
+                    cosine(Counter(w for i in combo for w in sentence_words[i]), document_words),
                     np.mean(overlaps) if overlaps else 0.0,
                 ]
             )
@@ -207,7 +207,7 @@ def blend(args: argparse.Namespace) -> None:
     selection = selection_from(args)
     runs: list[list[list[float | None]]] = []
     sentences: list[list[str]] = []
-    languages = set()
+    language = ""
     for name in args.models:  # one model in memory at a time
         summarizer = Summarizer.from_pretrained(name, backend="onnx", precision="int8")
         _, references, stream = summarize_documents(summarizer, documents, selection)
@@ -216,10 +216,9 @@ def blend(args: argparse.Namespace) -> None:
         read = [summary.document for summary in summaries]
         if sentences and read != sentences:
             raise SystemExit(f"{args.models[0]} and {name} split the documents into different sentences")
+        if language and summarizer.language != language:
+            raise SystemExit(f"{args.models[0]} reads {language}, {name} {summarizer.language}")
         sentences, language = read, summarizer.language
-        languages.add(language)
-    if len(languages) > 1:
-        raise SystemExit(f"the models read different languages: {', '.join(sorted(languages))}")
     both = [
         [(i, a, b) for i, (a, b) in enumerate(zip(first, second, strict=True)) if a is not None and b is not None]
         for first, second in zip(*runs, strict=True)
