@@ -138,8 +138,8 @@ def select_sentences(
     follows it (a list, a quotation, a figure), a title set as a sentence names it, one
     without an end mark is a heading, a list item or a fragment, and in a document written in
     sentence case (`cased`), one that begins with a stop word of `language` in lower case goes
-    on from what came before it; none of them stands alone in a summary, so they are taken only once no
-    other candidate is left.
+    on from what came before it; none of them stands alone in a summary, so they are taken only
+    once no other candidate is left.
     """
     if len(indices) != len(scores):
         raise ValueError(f"{len(indices)} sentence indices but {len(scores)} scores")
