@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import random
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -153,6 +154,19 @@ def test_export_replaces_the_previous_model_whole(tiny_run: TrainResult, tmp_pat
     export_model(model, load_tokenizer(tiny_run.export_dir), target)
     assert {p.name for p in target.iterdir()} == {p.name for p in tiny_run.export_dir.iterdir()}
     assert [p.name for p in tmp_path.iterdir()] == ["model"]  # no staging or old directory left
+
+
+def test_exported_files_are_readable_as_the_umask_allows(tiny_run: TrainResult, tmp_path: Path) -> None:
+    """Every file of an export, the weights too, gets the mode a new file gets under the umask, so
+    that a model directory copied to another user or into an image can be read there."""
+    model = BertSumModel.from_pretrained(tiny_run.export_dir)
+    previous = os.umask(0o022)
+    try:
+        export_model(model, load_tokenizer(tiny_run.export_dir), tmp_path / "model")
+    finally:
+        os.umask(previous)
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "model").iterdir()}
+    assert "model.safetensors" in modes and set(modes.values()) == {0o644}, modes
 
 
 def test_long_document_trains_and_every_sentence_is_scored(tiny_run: TrainResult, synthetic: Path) -> None:

@@ -130,12 +130,18 @@ def _publish(temporary: Path, target: Path) -> None:
     if target.exists():
         os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
     else:  # mkstemp made it 0600; a new file gets what the umask allows
-        os.chmod(temporary, 0o666 & ~_umask())
+        os.chmod(temporary, new_file_mode())
     os.replace(temporary, target)
 
 
+def new_file_mode() -> int:
+    """The mode a new file gets under the process's umask (0o666 less it), read without changing
+    the umask (other threads may be creating files)."""
+    return 0o666 & ~_umask()
+
+
 def _umask() -> int:
-    """The process's umask, read without changing it (other threads may be creating files)."""
+    """The process's umask, read without changing it."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("Umask:"):

@@ -39,6 +39,7 @@ from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
 import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])
 from summarizer.cli.arguments import add_debug_flag, run_guarded
+from summarizer.cli.files import new_file_mode
 from summarizer.errors import InputError, first_line
 from summarizer.modeling.configuration_bertsum import refuse_code
 from summarizer.modeling.features import DocumentFeatures
@@ -404,7 +405,8 @@ def export_model(
 
     The files go to a new directory beside `directory` first; then the old export is renamed
     away, the new one renamed in, and the old one deleted. A reader never finds a half-written
-    model, and no file of an earlier export remains.
+    model, and no file of an earlier export remains. Every file gets the mode a new file gets
+    under the umask (safetensors writes its own 0600).
     """
     staging = directory.with_name(f".{directory.name}.{uuid.uuid4().hex[:12]}")
     try:
@@ -414,6 +416,8 @@ def export_model(
             model.save_pretrained(str(staging))
             tokenizer.save_pretrained(str(staging))
         export_graph(model, tokenizer, staging)
+        for path in (p for p in staging.iterdir() if p.is_file()):
+            os.chmod(path, new_file_mode())
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
