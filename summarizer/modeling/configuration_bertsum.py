@@ -32,7 +32,8 @@ class BertSumConfig(PreTrainedConfig):
     **settings}` (`modeling_bertsum`). pooling: "cls" or "mean".
     language: a Punkt language name (sentences, stop words, ROUGE). features: a `FeatureConfig`
     or its dict. base_encoder: for a compact model, the packaged encoder (one of BASE_ENCODERS)
-    whose weights it leaves out.
+    whose weights it leaves out. lora_rank: the rank of the low-rank adapters on every linear
+    layer of the encoder's layers (0: none).
     """
 
     model_type = "bertsum"
@@ -44,6 +45,7 @@ class BertSumConfig(PreTrainedConfig):
     language: str = "english"
     features: FeatureConfig | dict | None = None
     base_encoder: str | None = None
+    lora_rank: int = 0
 
     def __post_init__(self, **kwargs: Any) -> None:
         # The heads and poolings register themselves in the modeling module, which imports this one.
@@ -54,6 +56,8 @@ class BertSumConfig(PreTrainedConfig):
         check_language(self.language)
         if not isinstance(self.features, FeatureConfig):
             self.features = FeatureConfig(**(self.features or {}))
+        if not isinstance(self.lora_rank, int) or isinstance(self.lora_rank, bool) or self.lora_rank < 0:
+            raise SettingError("lora_rank", f"must be a whole number, 0 or more, got {self.lora_rank!r}")
         if self.base_encoder is not None and self.base_encoder not in BASE_ENCODERS:
             raise SettingError("base_encoder", f"must be one of {', '.join(BASE_ENCODERS)}, got {self.base_encoder!r}")
         # A composite config resets its sub-configs' attention implementation: the encoder keeps

@@ -60,6 +60,11 @@ class ModelConfig:
     encoder's own). At 0 PyTorch runs attention as one fused kernel, much faster on a CPU.
     `trainable_layers`: fine-tune only the encoder's top N layers, freezing its embeddings and
     the layers below (null: all of it); the backward pass then stops at the first trained layer.
+    `lora_rank`: low-rank adapters of this rank on every linear layer of the encoder's layers,
+    trained at `optim.lora_lr` while the layers' own weights stay as `trainable_layers` leaves
+    them (0: none). The backward pass then goes down to the first layer; a compact model stores
+    the adapters (some 14,000 numbers per unit of rank in each layer 768 wide) beside what else
+    training changed.
     `init_from`: an exported bertsum model directory (compact or whole), or a built-in model by
     name (`news`, `news-accurate`), whose weights training starts from instead of a new head over
     the encoder, so that a run continues an earlier one; its encoder and settings must be the ones
@@ -78,6 +83,7 @@ class ModelConfig:
     features: FeatureConfig = field(default_factory=FeatureConfig)
     attention_dropout: float | None = 0.0
     trainable_layers: int | None = None
+    lora_rank: int = 0
     init_from: str | None = None
 
     def __post_init__(self) -> None:
@@ -101,7 +107,12 @@ class ModelConfig:
     def bertsum_config(self, encoder: PreTrainedConfig | None = None) -> BertSumConfig:
         """The model's config around the `encoder`'s (None: a default one, to check the settings)."""
         return BertSumConfig(
-            encoder=encoder, head=self.head, pooling=self.pooling, language=self.language, features=self.features
+            encoder=encoder,
+            head=self.head,
+            pooling=self.pooling,
+            language=self.language,
+            features=self.features,
+            lora_rank=self.lora_rank,
         )
 
 
@@ -223,7 +234,8 @@ class DataConfig:
 
 @dataclass
 class OptimConfig:
-    """AdamW with its own learning rate for the encoder and the head, warmup then `scheduler`.
+    """AdamW with its own learning rate for the encoder, its adapters (`model.lora_rank`) and the
+    head, warmup then `scheduler`.
 
     `warmup_steps` (optimizer steps) wins over `warmup_ratio` (share of all steps) when set.
     `scheduler` names one of transformers' schedules (see SCHEDULERS); `inverse_sqrt` (BERTSUM's)
@@ -236,6 +248,7 @@ class OptimConfig:
 
     encoder_lr: float = 2e-5
     head_lr: float = 1e-3
+    lora_lr: float = 5e-4
     weight_decay: float = 0.01
     betas: list[float] = field(default_factory=lambda: [0.9, 0.999])
     eps: float = 1e-8
@@ -246,7 +259,7 @@ class OptimConfig:
     ema_decay: float | None = None
 
     def __post_init__(self) -> None:
-        check_at_least(self, 0, "encoder_lr", "head_lr", "weight_decay")
+        check_at_least(self, 0, "encoder_lr", "head_lr", "lora_lr", "weight_decay")
         decay_fits = self.ema_decay is None or 0.0 < self.ema_decay < 1.0
         check(decay_fits, "ema_decay", f"must be a number in (0, 1) or null, got {self.ema_decay}")
         betas_fit = len(self.betas) == 2 and all(0.0 <= b < 1.0 for b in self.betas)

@@ -14,7 +14,7 @@ from torchmetrics import MeanMetric
 from transformers import get_scheduler
 
 from summarizer.modeling.batch import Batch
-from summarizer.modeling.modeling_bertsum import BertSumModel
+from summarizer.modeling.modeling_bertsum import BertSumModel, is_lora
 from summarizer.modeling.selection import SelectionConfig, select_sentences
 from summarizer.training.datamodule import DocumentBatch
 from summarizer.training.rouge import METRICS, rouge_per_document
@@ -95,8 +95,10 @@ class SummarizationSystem(pl.LightningModule):
         """AdamW (no decay on biases and norms) with warmup and decay over all optimizer steps."""
         cfg = self.optim
         groups: list[dict[str, Any]] = []
+        encoder = list(self.model.encoder.named_parameters())
         parts = (
-            (list(self.model.encoder.parameters()), cfg.encoder_lr),
+            ([p for name, p in encoder if not is_lora(name)], cfg.encoder_lr),
+            ([p for name, p in encoder if is_lora(name)], cfg.lora_lr),
             (self.model.scratch_parameters(), cfg.head_lr),
         )
         for part, lr in parts:
