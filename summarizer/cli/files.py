@@ -135,13 +135,12 @@ def _publish(temporary: Path, target: Path) -> None:
 
 
 def new_file_mode() -> int:
-    """The mode a new file gets under the process's umask (0o666 less it), read without changing
-    the umask (other threads may be creating files)."""
+    """The mode a new file gets under the process's umask: 0o666 less it."""
     return 0o666 & ~_umask()
 
 
 def _umask() -> int:
-    """The process's umask, read without changing it."""
+    """The process's umask, read without changing it (other threads may be creating files)."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("Umask:"):
