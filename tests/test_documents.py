@@ -94,6 +94,18 @@ def test_markdown_keeps_running_text_and_link_text_only():
         assert markup not in text
 
 
+def test_markdown_leaves_out_footnotes_and_their_marks():
+    # as clippy's README writes one: a footnote whose list is indented under it
+    text = (
+        f"{PARAGRAPHS[0][:-1]}[^why].\n\n"
+        "[^why]: Some uses of it include:\n"
+        "    - Strict coding styles for a team.\n"
+        "    - Additional checks on a build server.\n\n"
+        f"{PARAGRAPHS[1]}\n"
+    )
+    assert Document.from_text(text, "markdown").paragraphs == (PARAGRAPHS[0], PARAGRAPHS[1])
+
+
 def test_html_keeps_the_main_text_without_tags_scripts_or_navigation():
     pytest.importorskip("trafilatura")
     document = Document.from_text(PAGE, "html")

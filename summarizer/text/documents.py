@@ -152,10 +152,11 @@ def _decode(data: bytes, keep_bytes: bool) -> str | bytes:
 
 
 def markdown_paragraphs(text: str) -> list[str]:
-    """Paragraphs, list items and block quotes of Markdown (CommonMark with tables and front
-    matter), with the text of links and inline code; never headings, code blocks, tables,
-    images, badges, HTML or link targets, nor a paragraph that is all code or that ends no
-    sentence (a label, a caption, a line of badges: not running text, as a heading is not)."""
+    """Paragraphs, list items and block quotes of Markdown (CommonMark with tables, footnotes and
+    front matter), with the text of links and inline code; never headings, code blocks, tables,
+    images, badges, HTML, link targets or footnotes (left out as a PDF's are, with their marks),
+    nor a paragraph that is all code or that ends no sentence (a label, a caption, a line of
+    badges: not running text, as a heading is not)."""
     result = []
     enclosing: list[str] = []
     for token in _markdown_parser().parse(text):
@@ -163,7 +164,7 @@ def markdown_paragraphs(text: str) -> list[str]:
             enclosing.append(token.type)
         elif token.nesting == -1:
             enclosing.pop()
-        elif token.type == "inline" and enclosing[-1:] == ["paragraph_open"] and "table_open" not in enclosing:
+        elif token.type == "inline" and enclosing[-1:] == ["paragraph_open"] and _in_running_text(enclosing):
             children = token.children or []
             paragraph = " ".join("".join(_inline_text(child) for child in children).split())
             code = all(child.type == "code_inline" or not child.content.strip() for child in children)
@@ -172,18 +173,24 @@ def markdown_paragraphs(text: str) -> list[str]:
     return result
 
 
+def _in_running_text(enclosing: Sequence[str]) -> bool:
+    return "table_open" not in enclosing and "footnote_block_open" not in enclosing
+
+
 @functools.cache
 def _markdown_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.footnote import footnote_plugin
     from mdit_py_plugins.front_matter import front_matter_plugin
 
-    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(front_matter_plugin)
+    parser = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    return parser.use(front_matter_plugin).use(footnote_plugin)
 
 
 def _inline_text(token: Token) -> str:
     if token.type in ("text", "code_inline"):
         return token.content
-    return " " if token.type in ("softbreak", "hardbreak") else ""  # images, inline HTML, markup
+    return " " if token.type in ("softbreak", "hardbreak") else ""  # images, inline HTML, markup, footnote marks
 
 
 def html_paragraphs(page: str | bytes) -> list[str]:
