@@ -6,18 +6,21 @@
 Reads a compact model saved in float16 (`output.compact=true`), saves its trained parameters
 again as int8 (`output.compact_weights=int8`: matrices as 8-bit integers with a scale per row),
 scores the documents with both and prints the two sizes, the largest difference of a sentence
-score and how many documents get the same k sentences. `--save-int8 DIR` keeps the int8 export.
+score and how many documents get the same k sentences. `--save-int8 DIR` keeps the int8 export,
+its files readable as any new file is under the umask (safetensors writes its own 0600).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 from pathlib import Path
 
 import torch
 from safetensors import safe_open
 
+from summarizer.cli.files import new_file_mode
 from summarizer.modeling.modeling_bertsum import WEIGHTS_FILE, BertSumModel
 from summarizer.modeling.pipeline import Summarizer
 from summarizer.training.data import load_documents
@@ -47,6 +50,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         target = args.save_int8 or Path(tmp) / "int8"
         model.save_compact(target, base, torch.int8)
+        for path in target.iterdir():
+            os.chmod(path, new_file_mode())
         sizes = size_mb(args.model), size_mb(target)
         fp16, int8 = Summarizer.from_pretrained(args.model), Summarizer.from_pretrained(target)
 
