@@ -5,9 +5,10 @@ have their B multiplied by a, so that their change of each weight (B A) is scale
 The first model may lack adapters (it then counts as their B = 0).
 
     python scripts/interpolate_models.py runs/cnndm-accurate-lora-mix STAGE2 \\
-        runs/cnndm-accurate-lora-mix/model 0.5 runs/wise-0.5
+        runs/cnndm-accurate-lora-mix/model 0.7 runs/wise-0.7
 
-STAGE2 being `news-accurate`'s stage 2 (docs/results.md, "Between stage 2 and the adapters").
+wrote the shipped `news-accurate`, STAGE2 being its stage 2 (docs/results.md, "Between stage 2
+and the adapters").
 Builds both models with the settings of the second one's run (`RUN/config.yaml`), so their
 settings must be the same, as a warm start (`model.init_from`) requires.
 """
