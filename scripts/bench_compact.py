@@ -50,8 +50,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         target = args.save_int8 or Path(tmp) / "int8"
         model.save_compact(target, base, torch.int8)
-        for path in target.iterdir():
-            os.chmod(path, new_file_mode())
+        mode = new_file_mode()
+        for name in ("config.json", WEIGHTS_FILE):  # the files save_compact wrote
+            os.chmod(target / name, mode)
         sizes = size_mb(args.model), size_mb(target)
         fp16, int8 = Summarizer.from_pretrained(args.model), Summarizer.from_pretrained(target)
 

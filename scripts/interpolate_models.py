@@ -7,8 +7,9 @@ The first model may lack adapters (it then counts as their B = 0).
     python scripts/interpolate_models.py runs/cnndm-accurate-lora-mix STAGE2 \\
         runs/cnndm-accurate-lora-mix/model 0.7 runs/wise-0.7
 
-wrote the shipped `news-accurate`, STAGE2 being its stage 2 (docs/results.md, "Between stage 2
-and the adapters").
+This command wrote the shipped `news-accurate` (STAGE2: its stage 2; docs/results.md, "Between
+stage 2 and the adapters").
+
 Builds both models with the settings of the second one's run (`RUN/config.yaml`), so their
 settings must be the same, as a warm start (`model.init_from`) requires.
 """

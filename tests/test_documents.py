@@ -94,16 +94,29 @@ def test_markdown_keeps_running_text_and_link_text_only():
         assert markup not in text
 
 
-def test_markdown_leaves_out_footnotes_and_their_marks():
-    # as clippy's README writes one: a footnote whose list is indented under it
-    text = (
-        f"{PARAGRAPHS[0][:-1]}[^why].\n\n"
-        "[^why]: Some uses of it include:\n"
-        "    - Strict coding styles for a team.\n"
-        "    - Additional checks on a build server.\n\n"
-        f"{PARAGRAPHS[1]}\n"
-    )
-    assert Document.from_text(text, "markdown").paragraphs == (PARAGRAPHS[0], PARAGRAPHS[1])
+@pytest.mark.parametrize(
+    ("text", "paragraphs"),
+    [
+        (  # as clippy's README writes one: a footnote whose list is indented under it
+            f"{PARAGRAPHS[0][:-1]}[^why].\n\n[^why]: Some uses of it include:\n"
+            "    - Strict coding styles for a team.\n    - Additional checks on a build server.\n\n"
+            f"{PARAGRAPHS[1]}\n",
+            (PARAGRAPHS[0], PARAGRAPHS[1]),
+        ),
+        (  # marks after a space, in a list item and in a quote; a note nobody refers to
+            f"- {PARAGRAPHS[0][:-1]} [^1].\n\n> {PARAGRAPHS[1].replace(' and ', ' [^2] and ')}\n\n"
+            "[^1]: The first note is left out.\n[^2]: So is the second.\n[^3]: And the third.\n",
+            (PARAGRAPHS[0], PARAGRAPHS[1]),
+        ),
+        (  # no inline notes, which GitHub does not write: "^[...]" is text
+            "A line that matches ^[a-z]+$ is one lower-case word.\n",
+            ("A line that matches ^[a-z]+$ is one lower-case word.",),
+        ),
+    ],
+    ids=["indented-list", "marks-everywhere", "caret-bracket-is-text"],
+)
+def test_markdown_leaves_out_footnotes_and_their_marks(text, paragraphs):
+    assert Document.from_text(text, "markdown").paragraphs == paragraphs
 
 
 def test_html_keeps_the_main_text_without_tags_scripts_or_navigation():

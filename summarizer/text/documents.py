@@ -166,7 +166,7 @@ def markdown_paragraphs(text: str) -> list[str]:
             enclosing.pop()
         elif token.type == "inline" and enclosing[-1:] == ["paragraph_open"] and _in_running_text(enclosing):
             children = token.children or []
-            paragraph = " ".join("".join(_inline_text(child) for child in children).split())
+            paragraph = _inline_paragraph(children)
             code = all(child.type == "code_inline" or not child.content.strip() for child in children)
             if _is_running_text(paragraph) and not code:
                 result.append(paragraph)
@@ -184,13 +184,23 @@ def _markdown_parser() -> MarkdownIt:
     from mdit_py_plugins.front_matter import front_matter_plugin
 
     parser = MarkdownIt("commonmark").enable(["table", "strikethrough"])
-    return parser.use(front_matter_plugin).use(footnote_plugin)
+    # Footnotes as GitHub writes them ("[^1]" and "[^1]: ..."); no inline "^[...]" notes, which
+    # GitHub does not know and which would take text such as a regular expression's "^[a-z]".
+    return parser.use(front_matter_plugin).use(footnote_plugin, inline=False)
+
+
+def _inline_paragraph(children: Sequence[Token]) -> str:
+    """The words of a paragraph's inline tokens; a footnote mark goes, with the space before it."""
+    text = ""
+    for child in children:
+        text = text.rstrip() if child.type == "footnote_ref" else text + _inline_text(child)
+    return " ".join(text.split())
 
 
 def _inline_text(token: Token) -> str:
     if token.type in ("text", "code_inline"):
         return token.content
-    return " " if token.type in ("softbreak", "hardbreak") else ""  # images, inline HTML, markup, footnote marks
+    return " " if token.type in ("softbreak", "hardbreak") else ""  # images, inline HTML, markup
 
 
 def html_paragraphs(page: str | bytes) -> list[str]:
