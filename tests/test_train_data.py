@@ -282,12 +282,13 @@ def test_mixed_keeps_the_order_the_built_in_model_was_trained_in() -> None:
     ]
     order = list(range(len(plain)))
     random.Random(0).shuffle(order)
-    mixed = _mixed(train, [(papers, 2)])
+    mixed, ids = _mixed(train, [(papers, 2)])
     assert [d.id for d in mixed.documents] == [plain[i].id for i in order]
+    assert ids == [[d.id for d in plain[5:]]]  # each source's documents, as the mix named them
     clash = LoadedData("c", [Document(id="n0", text="another")], [], "p")
-    renamed = _mixed(train, [(clash, 2)])
-    assert sorted(d.id for d in renamed.documents)[:3] == ["n0", "n0#2", "n0#3"]
+    renamed, ids = _mixed(train, [(clash, 2)])
+    assert sorted(d.id for d in renamed.documents)[:3] == ["n0", "n0#2", "n0#3"] and ids == [["n0#2", "n0#3"]]
     assert (
         renamed.fingerprint
-        != _mixed(train, [(LoadedData("c", [Document(id="x", text="another")], [], "p"), 2)]).fingerprint
+        != _mixed(train, [(LoadedData("c", [Document(id="x", text="another")], [], "p"), 2)])[0].fingerprint
     )

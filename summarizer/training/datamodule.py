@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import random
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -190,6 +191,7 @@ class SummarizationDataModule(pl.LightningDataModule):
         self.seed = seed
         self.datasets: dict[str, datasets.Dataset] = {}
         self.loaded: dict[str, LoadedData] = {}
+        self.untaught: frozenset[str] = frozenset()  # ids of training documents that keep oracle labels
 
     def prepare_data(self) -> None:
         """Read and preprocess every split, filling the feature cache."""
@@ -268,6 +270,9 @@ class SummarizationDataModule(pl.LightningDataModule):
         teacher = None
         if self.data.teacher is not None:
             teacher = teacher_scores(loaded["train"], self.data.teacher, self.language)
+            if self.untaught:  # data.mix sources with `teacher: false`: NaN keeps the oracle label
+                untaught = [doc.id in self.untaught for doc in loaded["train"].documents]
+                teacher = [[math.nan] * len(row) if keep else row for row, keep in zip(teacher, untaught)]
         out = {
             split: preprocess(
                 documents,
@@ -328,7 +333,8 @@ class SummarizationDataModule(pl.LightningDataModule):
                 for i, m in enumerate(cfg.mix)
             ]
             _check_mix(mixes, out)
-            out["train"] = _mixed(out["train"], [(data, m.repeat) for data, m in zip(mixes, cfg.mix)])
+            out["train"], ids = _mixed(out["train"], [(data, m.repeat) for data, m in zip(mixes, cfg.mix)])
+            self.untaught = frozenset(i for source, m in zip(ids, cfg.mix) if not m.teacher for i in source)
         if cfg.untokenize:
             out = {split: untokenized(data) for split, data in out.items()}
         return out
@@ -369,13 +375,15 @@ def _text(doc: Document) -> str:
     return doc.text or "\n".join(doc.sentences)
 
 
-def _mixed(train: LoadedData, sources: Sequence[tuple[LoadedData, int]]) -> LoadedData:
-    """`train`'s documents and each source's, `repeat` times, in one fixed seeded shuffle. Every
-    id is made unique (a repeat's, or one another source holds, ends in `#2`, `#3`...), so that
-    each document reads a window of its own."""
+def _mixed(train: LoadedData, sources: Sequence[tuple[LoadedData, int]]) -> tuple[LoadedData, list[list[str]]]:
+    """`train`'s documents and each source's, `repeat` times, in one fixed seeded shuffle, and
+    the ids each source's documents got. Every id is made unique (a repeat's, or one another
+    source holds, ends in `#2`, `#3`...), so that each document reads a window of its own."""
     documents, keys = list(train.documents), [train.fingerprint]
     seen, renamed = {doc.id for doc in documents}, False
+    ids: list[list[str]] = []
     for data, repeat in sources:
+        ids.append([])
         for r in range(repeat):
             for doc in data.documents:
                 n = r + 1  # the repeat's own number, unless another document holds it
@@ -384,6 +392,7 @@ def _mixed(train: LoadedData, sources: Sequence[tuple[LoadedData, int]]) -> Load
                     n += 1
                     name = f"{doc.id}#{n}"
                 seen.add(name)
+                ids[-1].append(name)
                 renamed |= n != r + 1
                 documents.append(doc if name == doc.id else replace(doc, id=name))
         keys.append(f"{data.fingerprint}*{repeat}")
@@ -391,12 +400,13 @@ def _mixed(train: LoadedData, sources: Sequence[tuple[LoadedData, int]]) -> Load
         keys.append("unique ids")
     order = list(range(len(documents)))
     random.Random(SPLIT_SEED).shuffle(order)
-    return LoadedData(
+    mixed = LoadedData(
         source=train.source,
         documents=[documents[i] for i in order],
         skipped=train.skipped,
         fingerprint=hashlib.sha256(f"mixed:{':'.join(keys)}".encode()).hexdigest()[:16],
     )
+    return mixed, ids
 
 
 def _first(data: LoadedData, limit: int | None) -> LoadedData:

@@ -120,13 +120,16 @@ class ModelConfig:
 class MixSource:
     """More training documents for `DataConfig.mix`: a `load_documents` spec (`data`) read
     with its `split` and its own `text_field` / `summary_field` (null: `data`'s), each document
-    trained on `repeat` times per epoch."""
+    trained on `repeat` times per epoch. With `teacher: false` its documents keep their oracle
+    labels when `DataConfig.teacher` is set (a teacher that reads them worse than the student's
+    own recipe would only teach it that)."""
 
     data: str = ""
     split: str | None = None
     repeat: int = 1
     text_field: str | None = None
     summary_field: str | None = None
+    teacher: bool = True
 
     def __post_init__(self) -> None:
         check(bool(self.data.strip()), "data", "must name documents: aclsum, a file, a directory or a dataset")
