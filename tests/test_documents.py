@@ -108,14 +108,18 @@ def test_markdown_keeps_running_text_and_link_text_only():
             "[^1]: The first note is left out.\n[^2]: So is the second.\n[^3]: And the third.\n",
             (PARAGRAPHS[0], PARAGRAPHS[1]),
         ),
+        (  # struck-out words are taken back, as clippy's README takes back "annoy"
+            "You can choose how much it is supposed to ~~annoy~~ help you by changing the level.\n",
+            ("You can choose how much it is supposed to help you by changing the level.",),
+        ),
         (  # no inline notes, which GitHub does not write: "^[...]" is text
             "A line that matches ^[a-z]+$ is one lower-case word.\n",
             ("A line that matches ^[a-z]+$ is one lower-case word.",),
         ),
     ],
-    ids=["indented-list", "marks-everywhere", "caret-bracket-is-text"],
+    ids=["indented-list", "marks-everywhere", "struck-out", "caret-bracket-is-text"],
 )
-def test_markdown_leaves_out_footnotes_and_their_marks(text, paragraphs):
+def test_markdown_leaves_out_footnotes_marks_and_struck_out_words(text, paragraphs):
     assert Document.from_text(text, "markdown").paragraphs == paragraphs
 
 

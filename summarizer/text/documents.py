@@ -190,10 +190,15 @@ def _markdown_parser() -> MarkdownIt:
 
 
 def _inline_paragraph(children: Sequence[Token]) -> str:
-    """The words of a paragraph's inline tokens; a footnote mark goes, with the space before it."""
-    text = ""
+    """The words of a paragraph's inline tokens; a footnote mark goes, with the space before it,
+    and so does struck-out text ("~~annoy~~ help you": the writer took it back)."""
+    text, struck = "", 0
     for child in children:
-        text = text.rstrip() if child.type == "footnote_ref" else text + _inline_text(child)
+        struck += {"s_open": 1, "s_close": -1}.get(child.type, 0)
+        if child.type == "footnote_ref":
+            text = text.rstrip()
+        elif not struck:
+            text += _inline_text(child)
     return " ".join(text.split())
 
 
