@@ -88,16 +88,20 @@ def test_a_mix_source_without_the_teacher_keeps_its_oracle_labels(
     tiny_model_dir: Path, tiny_encoder_dir: Path, tokenizer
 ) -> None:
     # as the built-in model's papers, which the news teacher reads worse than their oracle labels
-    mix = "data.mix=[{data: aclsum, split: train, repeat: 2, teacher: false}]"
-    overrides = [f"model.encoder={tiny_encoder_dir}", f"data.teacher={tiny_model_dir}", "data.limit_train=4", mix]
-    datamodule = build_datamodule(load_config(CONFIGS / "tiny.yaml", overrides), tokenizer)
-    datamodule.setup("fit")
-    train = datamodule.datasets["train"]
-    labels = {row["id"]: row["labels"] for row in train}
-    mixed = [labels.pop(i) for i in datamodule.untaught if i in labels]
-    assert len(mixed) > 4 and len(labels) == 4  # aclsum's train papers twice beside the 4 taught ones
+    def labels(taught: str) -> tuple[dict[str, list[float]], frozenset[str]]:
+        mix = f"data.mix=[{{data: aclsum, split: train, repeat: 2, teacher: {taught}}}]"
+        overrides = [f"model.encoder={tiny_encoder_dir}", f"data.teacher={tiny_model_dir}", "data.limit_train=4", mix]
+        datamodule = build_datamodule(load_config(CONFIGS / "tiny.yaml", overrides), tokenizer)
+        datamodule.setup("fit")
+        return {row["id"]: row["labels"] for row in datamodule.datasets["train"]}, datamodule.untaught
+
+    kept, untaught = labels("false")
+    mixed = [kept.pop(i) for i in untaught if i in kept]
+    assert len(mixed) == len(untaught) == 200 and len(kept) == 4  # ACLSum's 100 papers twice, 4 taught
     assert all(set(row) <= {0.0, 1.0} for row in mixed)
-    assert any(0 < x < 1 for row in labels.values() for x in row)
+    assert any(0 < x < 1 for row in kept.values() for x in row)
+    taught, none = labels("true")  # the same documents, the teacher's on all
+    assert not none and any(0 < x < 1 for i in untaught if i in taught for x in taught[i])
 
 
 def test_a_teacher_that_cannot_load_is_one_line_naming_the_setting(tiny_model_dir: Path, tmp_path: Path) -> None:

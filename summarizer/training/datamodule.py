@@ -293,6 +293,7 @@ class SummarizationDataModule(pl.LightningDataModule):
 
     def _load(self) -> dict[str, LoadedData]:
         cfg = self.data
+        self.untaught = frozenset()
         options: dict[str, Any] = {
             "text_field": cfg.text_field,
             "summary_field": cfg.summary_field,
