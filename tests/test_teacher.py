@@ -63,8 +63,14 @@ def test_teacher_scores_every_sentence_as_summarize_does_and_caches_them(
     assert [[x for x in row if not math.isnan(x)] for row in again] == [
         [x for x in row if not math.isnan(x)] for row in scores
     ]
-    with pytest.raises(AssertionError, match="scored again"):  # other documents are scored
-        teacher_scores(_data("other"), str(tiny_model_dir), cache_dir=tmp_path)
+    # The same documents read again from a copy of their file (another fingerprint) are not scored again.
+    copied = teacher_scores(_data("copied"), str(tiny_model_dir), cache_dir=tmp_path)
+    assert [[x for x in row if not math.isnan(x)] for row in copied] == [
+        [x for x in row if not math.isnan(x)] for row in scores
+    ]
+    other = LoadedData("test", [DOCUMENTS[1], DOCUMENTS[0]], [], "fixed")
+    with pytest.raises(AssertionError, match="scored again"):  # other documents (here: order) are scored
+        teacher_scores(other, str(tiny_model_dir), cache_dir=tmp_path)
 
 
 def test_a_missing_teacher_is_one_line(tmp_path: Path) -> None:

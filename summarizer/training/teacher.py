@@ -3,7 +3,7 @@
 A teacher (`data.teacher`: a built-in model by name or a model directory) scores every sentence
 of every training document as `summarize` would, on the torch path. `preprocess` mixes those
 scores into the oracle labels (`data.teacher_weight`). Teacher inference costs more than the
-student's training, so the scores are cached by the documents and the teacher's files.
+student's training, so the scores are cached by the documents' sentences and the teacher's files.
 """
 
 from __future__ import annotations
@@ -42,7 +42,10 @@ def teacher_scores(
     directory = model_dir(teacher)
     if not (directory / "config.json").is_file():
         raise InputError(f"data.teacher: {directory}: no model directory (no config.json)")
-    key = hashlib.sha256(f"{data.fingerprint}:{_model_digest(directory)}:{language}".encode()).hexdigest()[:20]
+    # Each document's sentences as `preprocess` splits them. The cache key is their text, not the
+    # data's fingerprint, which follows the files' times: a copy of the same file scores nothing again.
+    documents = [tuple(d.sentences or split_sentences(d.text, language)) for d in data.documents]
+    key = hashlib.sha256(json.dumps([_model_digest(directory), documents]).encode()).hexdigest()[:20]
     cached = (cache_dir or bertsum_cache_dir()) / "teacher" / f"{key}.json"
     if cached.is_file():
         return _with_nan(json.loads(cached.read_text()))
@@ -50,11 +53,8 @@ def teacher_scores(
         summarizer = Summarizer.from_pretrained(directory, precision=teacher_precision(), backend="torch")
     except InputError as error:  # a damaged model, or its base encoder not installed
         raise InputError(f"data.teacher: {error}") from None
-    # Each document's sentences as `preprocess` splits them; a repeated document (data.mix) is scored once.
-    slots: dict[tuple[str, ...], int] = {}
-    slot = [
-        slots.setdefault(tuple(d.sentences or split_sentences(d.text, language)), len(slots)) for d in data.documents
-    ]
+    slots: dict[tuple[str, ...], int] = {}  # a repeated document (data.mix) is scored once
+    slot = [slots.setdefault(sentences, len(slots)) for sentences in documents]
     started, total = time.perf_counter(), len(slots)
     distinct: list[list[float | None]] = []
     for summary in summarizer.summarize_batch(list(slots), batch_size, k=1, trigram_blocking=False):
