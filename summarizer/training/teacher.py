@@ -45,12 +45,13 @@ def teacher_scores(
     # Each document's sentences as `preprocess` splits them. The cache key is their text, not the
     # data's fingerprint, which follows the files' times: a copy of the same file scores nothing again.
     documents = [tuple(d.sentences or split_sentences(d.text, language)) for d in data.documents]
-    key = hashlib.sha256(json.dumps([_model_digest(directory), documents]).encode()).hexdigest()[:20]
+    precision = teacher_precision()
+    key = hashlib.sha256(json.dumps([_model_digest(directory), precision, documents]).encode()).hexdigest()[:20]
     cached = (cache_dir or bertsum_cache_dir()) / "teacher" / f"{key}.json"
     if cached.is_file():
         return _with_nan(json.loads(cached.read_text()))
     try:
-        summarizer = Summarizer.from_pretrained(directory, precision=teacher_precision(), backend="torch")
+        summarizer = Summarizer.from_pretrained(directory, precision=precision, backend="torch")
     except InputError as error:  # a damaged model, or its base encoder not installed
         raise InputError(f"data.teacher: {error}") from None
     slots: dict[tuple[str, ...], int] = {}  # a repeated document (data.mix) is scored once
