@@ -68,9 +68,44 @@ def test_teacher_scores_every_sentence_as_summarize_does_and_caches_them(
     assert [[x for x in row if not math.isnan(x)] for row in copied] == [
         [x for x in row if not math.isnan(x)] for row in scores
     ]
-    other = LoadedData("test", [DOCUMENTS[1], DOCUMENTS[0]], [], "fixed")
-    with pytest.raises(AssertionError, match="scored again"):  # other documents (here: order) are scored
-        teacher_scores(other, str(tiny_model_dir), cache_dir=tmp_path)
+    reordered = teacher_scores(
+        LoadedData("test", DOCUMENTS[::-1], [], "fixed"), str(tiny_model_dir), cache_dir=tmp_path
+    )
+    assert [len(row) for row in reordered] == [3, 4] and reordered[0] == scores[1]
+    new = Document(id="new", sentences=["A new document has sentences of its own.", "It is scored."])
+    with pytest.raises(AssertionError, match="scored again"):  # a document it did not score is scored
+        teacher_scores(LoadedData("test", [*DOCUMENTS, new], [], "fixed"), str(tiny_model_dir), cache_dir=tmp_path)
+
+
+def test_a_stopped_scoring_keeps_what_it_scored(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Scores are written every `chunk` documents: a run stopped midway, or one on more documents,
+    # scores only the documents not scored before.
+    scored: list[list[str]] = []
+    original = Summarizer.summarize_batch
+
+    def stopping(self: Summarizer, texts: list[list[str]], *args: Any, **kwargs: Any) -> Iterator[Any]:
+        if scored:
+            raise KeyboardInterrupt
+        scored.extend(texts)
+        return original(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", stopping)
+    with pytest.raises(KeyboardInterrupt):
+        teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path, chunk=1)
+    assert len(scored) == 1
+    monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", original)
+    first = scored.pop()
+    counted: list[list[str]] = []
+
+    def counting(self: Summarizer, texts: list[list[str]], *args: Any, **kwargs: Any) -> Iterator[Any]:
+        counted.extend(texts)
+        return original(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", counting)
+    scores = teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path, chunk=1)
+    assert len(counted) == 1 and counted[0] != first and [len(row) for row in scores] == [4, 3]
 
 
 def test_a_missing_teacher_is_one_line(tmp_path: Path) -> None:

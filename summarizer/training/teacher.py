@@ -3,7 +3,7 @@
 A teacher (`data.teacher`: a built-in model by name or a model directory) scores every sentence
 of every training document as `summarize` would, on the torch path. `preprocess` mixes those
 scores into the oracle labels (`data.teacher_weight`). Teacher inference costs more than the
-student's training, so the scores are cached by the documents' sentences and the teacher's files.
+student's training, so each document's scores are cached, by its sentences and the teacher.
 """
 
 from __future__ import annotations
@@ -35,43 +35,60 @@ def teacher_precision() -> str:
 
 
 def teacher_scores(
-    data: LoadedData, teacher: str, language: str = "english", *, batch_size: int = 16, cache_dir: Path | None = None
+    data: LoadedData,
+    teacher: str,
+    language: str = "english",
+    *,
+    batch_size: int = 16,
+    cache_dir: Path | None = None,
+    chunk: int = 200,
 ) -> TeacherScores:
-    """The `teacher`'s score of each sentence of each document in `data`, from the cache when
-    this teacher scored these documents before."""
+    """The `teacher`'s score of each sentence of each document in `data`. Scores are kept per
+    document, by its sentences, under the teacher's files and precision, and written every
+    `chunk` documents: documents this teacher scored before (in another order, another run or
+    a run stopped midway) are not scored again."""
     directory = model_dir(teacher)
     if not (directory / "config.json").is_file():
         raise InputError(f"data.teacher: {directory}: no model directory (no config.json)")
-    # Each document's sentences as `preprocess` splits them. The cache key is their text, not the
-    # data's fingerprint, which follows the files' times: a copy of the same file scores nothing again.
-    documents = [tuple(d.sentences or split_sentences(d.text, language)) for d in data.documents]
     precision = teacher_precision()
-    key = hashlib.sha256(json.dumps([_model_digest(directory), precision, documents]).encode()).hexdigest()[:20]
-    cached = (cache_dir or bertsum_cache_dir()) / "teacher" / f"{key}.json"
-    if cached.is_file():
-        return _with_nan(json.loads(cached.read_text()))
-    try:
-        summarizer = Summarizer.from_pretrained(directory, precision=precision, backend="torch")
-    except InputError as error:  # a damaged model, or its base encoder not installed
-        raise InputError(f"data.teacher: {error}") from None
-    slots: dict[tuple[str, ...], int] = {}  # a repeated document (data.mix) is scored once
-    slot = [slots.setdefault(sentences, len(slots)) for sentences in documents]
-    started, total = time.perf_counter(), len(slots)
-    distinct: list[list[float | None]] = []
-    for summary in summarizer.summarize_batch(list(slots), batch_size, k=1, trigram_blocking=False):
-        distinct.append(summary.sentence_scores)
-        if len(distinct) % 200 == 0 or len(distinct) == total:
+    store = (cache_dir or bertsum_cache_dir()) / "teacher" / _digest(_model_digest(directory), precision)
+    known: dict[str, list[float | None]] = {}
+    for stored in sorted(store.glob("*.json")) if store.is_dir() else []:
+        try:
+            known.update(json.loads(stored.read_text()))
+        except (OSError, ValueError):  # unreadable: its documents are scored again
+            continue
+    # Each document's sentences as `preprocess` splits them; a repeated document (data.mix) is scored once.
+    documents = [tuple(d.sentences or split_sentences(d.text, language)) for d in data.documents]
+    keys = [_digest(*sentences) for sentences in documents]
+    missing = {key: sentences for key, sentences in zip(keys, documents) if key not in known}
+    if missing:
+        try:
+            summarizer = Summarizer.from_pretrained(directory, precision=precision, backend="torch")
+        except InputError as error:  # a damaged model, or its base encoder not installed
+            raise InputError(f"data.teacher: {error}") from None
+        started, todo, done = time.perf_counter(), list(missing), 0
+        for start in range(0, len(todo), chunk):
+            part = todo[start : start + chunk]
+            texts = [list(missing[key]) for key in part]
+            summaries = summarizer.summarize_batch(texts, batch_size, k=1, trigram_blocking=False)
+            scored = {key: summary.sentence_scores for key, summary in zip(part, summaries)}
+            with atomic_file(store / f"{_digest(*part)}.json") as staging:
+                staging.write_text(json.dumps(scored))
+            known.update(scored)
+            done += len(part)
             seconds = time.perf_counter() - started
-            print(f"Teacher scored {len(distinct):,} of {total:,} documents in {seconds:.0f} s", file=sys.stderr)
-    scores = [distinct[i] for i in slot]
-    with atomic_file(cached) as staging:
-        staging.write_text(json.dumps(scores))
-    return _with_nan(scores)
+            print(f"Teacher scored {done:,} of {len(todo):,} documents in {seconds:.0f} s", file=sys.stderr)
+    return [_with_nan(known[key]) for key in keys]
 
 
-def _with_nan(scores: list[list[float | None]]) -> TeacherScores:
-    """Scores as stored (None where the teacher scored no sentence) with NaN for None."""
-    return [[math.nan if s is None else s for s in row] for row in scores]
+def _digest(*parts: str) -> str:
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:24]
+
+
+def _with_nan(scores: list[float | None]) -> list[float]:
+    """A document's scores as stored (None where the teacher scored no sentence) with NaN for None."""
+    return [math.nan if s is None else s for s in scores]
 
 
 def teacher_targets(oracle: list[float], teacher: list[float], indices: list[int], weight: float) -> list[float]:
