@@ -169,3 +169,29 @@ def test_a_repeated_document_is_scored_once(
     scores = teacher_scores(repeated, str(tiny_model_dir), cache_dir=tmp_path)
     assert scored == [2] and len(scores) == 4
     assert scores[2] == scores[1] and [len(row) for row in scores] == [4, 3, 3, 4]
+
+
+def test_scores_of_another_precision_or_an_unreadable_part_are_scored_again(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)
+    (part,) = (tmp_path / "teacher").glob("*/*.json")
+    original = Summarizer.from_pretrained
+
+    def no_model(*args: object, **kwargs: object) -> Summarizer:
+        raise AssertionError("scored again")
+
+    monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", no_model)
+    monkeypatch.setattr(
+        teacher_module, "teacher_precision", lambda: "fp32" if teacher_precision() != "fp32" else "bf16"
+    )
+    with pytest.raises(AssertionError, match="scored again"):  # bf16 and fp32 scores differ
+        teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)
+    monkeypatch.undo()
+    part.write_text('{"truncated": [0.5')
+    monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", no_model)
+    with pytest.raises(AssertionError, match="scored again"):
+        teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)
+    assert f"data.teacher: {part}: unreadable" in capsys.readouterr().err
+    monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", original)
+    assert [len(row) for row in teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)] == [4, 3]

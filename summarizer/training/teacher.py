@@ -50,17 +50,15 @@ def teacher_scores(
     directory = model_dir(teacher)
     if not (directory / "config.json").is_file():
         raise InputError(f"data.teacher: {directory}: no model directory (no config.json)")
+    if chunk < 1:
+        raise ValueError(f"chunk must be 1 or more, got {chunk}")
     precision = teacher_precision()
     store = (cache_dir or bertsum_cache_dir()) / "teacher" / _digest(_model_digest(directory), precision)
-    known: dict[str, list[float | None]] = {}
-    for stored in sorted(store.glob("*.json")) if store.is_dir() else []:
-        try:
-            known.update(json.loads(stored.read_text()))
-        except (OSError, ValueError):  # unreadable: its documents are scored again
-            continue
     # Each document's sentences as `preprocess` splits them; a repeated document (data.mix) is scored once.
     documents = [tuple(d.sentences or split_sentences(d.text, language)) for d in data.documents]
     keys = [_digest(*sentences) for sentences in documents]
+    wanted = {key: len(sentences) for key, sentences in zip(keys, documents)}
+    known = _stored(store, wanted)
     missing = {key: sentences for key, sentences in zip(keys, documents) if key not in known}
     if missing:
         try:
@@ -72,7 +70,7 @@ def teacher_scores(
             part = todo[start : start + chunk]
             texts = [list(missing[key]) for key in part]
             summaries = summarizer.summarize_batch(texts, batch_size, k=1, trigram_blocking=False)
-            scored = {key: summary.sentence_scores for key, summary in zip(part, summaries)}
+            scored = {key: summary.sentence_scores for key, summary in zip(part, summaries, strict=True)}
             with atomic_file(store / f"{_digest(*part)}.json") as staging:
                 staging.write_text(json.dumps(scored))
             known.update(scored)
@@ -80,6 +78,26 @@ def teacher_scores(
             seconds = time.perf_counter() - started
             print(f"Teacher scored {done:,} of {len(todo):,} documents in {seconds:.0f} s", file=sys.stderr)
     return [_with_nan(known[key]) for key in keys]
+
+
+def _stored(store: Path, wanted: dict[str, int]) -> dict[str, list[float | None]]:
+    """The scores in `store` of the documents `wanted` (key: its number of sentences). A part
+    that cannot be read, or an entry of another length, is left out: those documents are scored again."""
+    found: dict[str, list[float | None]] = {}
+    for stored in sorted(store.glob("*.json")) if store.is_dir() else []:
+        try:
+            part = json.loads(stored.read_text())
+        except (OSError, ValueError):
+            part = None
+        if not isinstance(part, dict):
+            print(f"data.teacher: {stored}: unreadable, its documents are scored again", file=sys.stderr)
+            continue
+        for key, scores in part.items():
+            if isinstance(scores, list) and len(scores) == wanted.get(key, -1):
+                found[key] = scores
+        if len(found) == len(wanted):
+            break
+    return found
 
 
 def _digest(*parts: str) -> str:
