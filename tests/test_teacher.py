@@ -195,3 +195,20 @@ def test_scores_of_another_precision_or_an_unreadable_part_are_scored_again(
     assert f"data.teacher: {part}: unreadable" in capsys.readouterr().err
     monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", original)
     assert [len(row) for row in teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)] == [4, 3]
+
+
+def test_untaught_documents_are_not_scored_and_keep_nan(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # data.mix sources with `teacher: false`: their oracle labels stay, so the teacher need not read them
+    scored: list[list[str]] = []
+    original = Summarizer.summarize_batch
+
+    def counting(self: Summarizer, texts: list[list[str]], *args: Any, **kwargs: Any) -> Iterator[Any]:
+        scored.extend(texts)
+        return original(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", counting)
+    scores = teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path, untaught={"split"})
+    assert len(scored) == 1 and len(scores[1]) == 3 and all(math.isnan(x) for x in scores[1])
+    assert len(scores[0]) == 4 and not math.isnan(scores[0][0])

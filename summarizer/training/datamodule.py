@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import math
 import random
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -269,10 +268,8 @@ class SummarizationDataModule(pl.LightningDataModule):
         settings["test"] = (self.features.for_inference(), None)
         teacher = None
         if self.data.teacher is not None:
-            teacher = teacher_scores(loaded["train"], self.data.teacher, self.language)
-            if self.untaught:  # data.mix sources with `teacher: false`: NaN keeps the oracle label
-                untaught = [doc.id in self.untaught for doc in loaded["train"].documents]
-                teacher = [[math.nan] * len(row) if keep else row for row, keep in zip(teacher, untaught)]
+            # data.mix sources with `teacher: false` are not scored: NaN keeps their oracle labels
+            teacher = teacher_scores(loaded["train"], self.data.teacher, self.language, untaught=self.untaught)
         out = {
             split: preprocess(
                 documents,

@@ -13,6 +13,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 from summarizer.cli.files import atomic_file
@@ -42,11 +43,13 @@ def teacher_scores(
     batch_size: int = 16,
     cache_dir: Path | None = None,
     chunk: int = 200,
+    untaught: Collection[str] = frozenset(),
 ) -> TeacherScores:
-    """The `teacher`'s score of each sentence of each document in `data`. Scores are kept per
-    document, by its sentences, under the teacher's files and precision, and written every
-    `chunk` documents: documents this teacher scored before (in another order, another run or
-    a run stopped midway) are not scored again."""
+    """The `teacher`'s score of each sentence of each document in `data`, NaN for every sentence
+    of the documents whose ids are `untaught` (they keep their oracle labels: not scored).
+    Scores are kept per document, by its sentences, under the teacher's files and precision,
+    and written every `chunk` documents: documents this teacher scored before (in another
+    order, another run or a run stopped midway) are not scored again."""
     directory = model_dir(teacher)
     if not (directory / "config.json").is_file():
         raise InputError(f"data.teacher: {directory}: no model directory (no config.json)")
@@ -56,10 +59,10 @@ def teacher_scores(
     store = (cache_dir or bertsum_cache_dir()) / "teacher" / _digest(_model_digest(directory), precision)
     # Each document's sentences as `preprocess` splits them; a repeated document (data.mix) is scored once.
     documents = [tuple(d.sentences or split_sentences(d.text, language)) for d in data.documents]
-    keys = [_digest(*sentences) for sentences in documents]
-    wanted = {key: len(sentences) for key, sentences in zip(keys, documents)}
+    keys = [None if d.id in untaught else _digest(*sentences) for d, sentences in zip(data.documents, documents)]
+    wanted = {key: len(sentences) for key, sentences in zip(keys, documents) if key is not None}
     known = _stored(store, wanted)
-    missing = {key: sentences for key, sentences in zip(keys, documents) if key not in known}
+    missing = {key: sentences for key, sentences in zip(keys, documents) if key is not None and key not in known}
     if missing:
         try:
             summarizer = Summarizer.from_pretrained(directory, precision=precision, backend="torch")
@@ -77,7 +80,9 @@ def teacher_scores(
             done += len(part)
             seconds = time.perf_counter() - started
             print(f"Teacher scored {done:,} of {len(todo):,} documents in {seconds:.0f} s", file=sys.stderr)
-    return [_with_nan(known[key]) for key in keys]
+    return [
+        [math.nan] * len(sentences) if key is None else _with_nan(known[key]) for key, sentences in zip(keys, documents)
+    ]
 
 
 def _stored(store: Path, wanted: dict[str, int]) -> dict[str, list[float | None]]:
