@@ -41,6 +41,20 @@ def _data(fingerprint: str = "fixed") -> LoadedData:
     return LoadedData("test", list(DOCUMENTS), [], fingerprint)
 
 
+@pytest.fixture
+def scored(monkeypatch: pytest.MonkeyPatch) -> list[list[list[str]]]:
+    """The documents of each call in which the teacher scores (`Summarizer.summarize_batch`)."""
+    calls: list[list[list[str]]] = []
+    original = Summarizer.summarize_batch
+
+    def recording(self: Summarizer, texts: list[list[str]], *args: Any, **kwargs: Any) -> Iterator[Any]:
+        calls.append(list(texts))
+        return original(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", recording)
+    return calls
+
+
 def test_teacher_scores_every_sentence_as_summarize_does_and_caches_them(
     tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -78,34 +92,25 @@ def test_teacher_scores_every_sentence_as_summarize_does_and_caches_them(
 
 
 def test_a_stopped_scoring_keeps_what_it_scored(
-    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scored: list[list[list[str]]]
 ) -> None:
     # Scores are written every `chunk` documents: a run stopped midway, or one on more documents,
     # scores only the documents not scored before.
-    scored: list[list[str]] = []
-    original = Summarizer.summarize_batch
+    recording = Summarizer.summarize_batch
 
     def stopping(self: Summarizer, texts: list[list[str]], *args: Any, **kwargs: Any) -> Iterator[Any]:
         if scored:
             raise KeyboardInterrupt
-        scored.extend(texts)
-        return original(self, texts, *args, **kwargs)
+        return recording(self, texts, *args, **kwargs)
 
     monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", stopping)
     with pytest.raises(KeyboardInterrupt):
         teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path, chunk=1)
-    assert len(scored) == 1
-    monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", original)
-    first = scored.pop()
-    counted: list[list[str]] = []
-
-    def counting(self: Summarizer, texts: list[list[str]], *args: Any, **kwargs: Any) -> Iterator[Any]:
-        counted.extend(texts)
-        return original(self, texts, *args, **kwargs)
-
-    monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", counting)
+    assert [len(call) for call in scored] == [1]
+    monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", recording)
     scores = teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path, chunk=1)
-    assert len(counted) == 1 and counted[0] != first and [len(row) for row in scores] == [4, 3]
+    assert [len(call) for call in scored] == [1, 1] and scored[1] != scored[0]
+    assert [len(row) for row in scores] == [4, 3]
 
 
 def test_a_missing_teacher_is_one_line(tmp_path: Path) -> None:
@@ -154,20 +159,12 @@ def test_a_teacher_that_cannot_load_is_one_line_naming_the_setting(tiny_model_di
 
 
 def test_a_repeated_document_is_scored_once(
-    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_model_dir: Path, tmp_path: Path, scored: list[list[list[str]]]
 ) -> None:
     # data.mix repeats documents: the teacher scores each text once and gives every repeat its scores
-    scored: list[int] = []
-    original = Summarizer.summarize_batch
-
-    def counting(self: Summarizer, texts: list[list[str]], *args: Any, **kwargs: Any) -> Iterator[Any]:
-        scored.append(len(texts))
-        return original(self, texts, *args, **kwargs)
-
-    monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", counting)
     repeated = LoadedData("test", [*DOCUMENTS, DOCUMENTS[1], DOCUMENTS[0]], [], "repeated")
     scores = teacher_scores(repeated, str(tiny_model_dir), cache_dir=tmp_path)
-    assert scored == [2] and len(scores) == 4
+    assert [len(call) for call in scored] == [2] and len(scores) == 4
     assert scores[2] == scores[1] and [len(row) for row in scores] == [4, 3, 3, 4]
 
 
@@ -198,17 +195,9 @@ def test_scores_of_another_precision_or_an_unreadable_part_are_scored_again(
 
 
 def test_untaught_documents_are_not_scored_and_keep_nan(
-    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_model_dir: Path, tmp_path: Path, scored: list[list[list[str]]]
 ) -> None:
     # data.mix sources with `teacher: false`: their oracle labels stay, so the teacher need not read them
-    scored: list[list[str]] = []
-    original = Summarizer.summarize_batch
-
-    def counting(self: Summarizer, texts: list[list[str]], *args: Any, **kwargs: Any) -> Iterator[Any]:
-        scored.extend(texts)
-        return original(self, texts, *args, **kwargs)
-
-    monkeypatch.setattr(teacher_module.Summarizer, "summarize_batch", counting)
     scores = teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path, untaught={"split"})
-    assert len(scored) == 1 and len(scores[1]) == 3 and all(math.isnan(x) for x in scores[1])
+    assert [len(call) for call in scored] == [1] and len(scores[1]) == 3 and all(math.isnan(x) for x in scores[1])
     assert len(scores[0]) == 4 and not math.isnan(scores[0][0])
