@@ -41,6 +41,16 @@ def _data(fingerprint: str = "fixed") -> LoadedData:
     return LoadedData("test", list(DOCUMENTS), [], fingerprint)
 
 
+def _scored_only(scores: list[list[float]]) -> list[list[float]]:
+    """Each document's scores without the NaN of the sentences the teacher did not score."""
+    return [[x for x in row if not math.isnan(x)] for row in scores]
+
+
+def _no_model(*args: object, **kwargs: object) -> Summarizer:
+    """Stands in for `Summarizer.from_pretrained` where the teacher must not score anything."""
+    raise AssertionError("scored again")
+
+
 @pytest.fixture
 def scored(monkeypatch: pytest.MonkeyPatch) -> list[list[list[str]]]:
     """The documents of each call in which the teacher scores (`Summarizer.summarize_batch`)."""
@@ -66,22 +76,14 @@ def test_teacher_scores_every_sentence_as_summarize_does_and_caches_them(
     ]
     assert [len(row) for row in scores] == [4, 3]
     assert math.isnan(scores[0][1]) and expected[0][1] is None  # "Yes." is too short to score
-    for got, want in zip(scores, expected):
-        assert [x for x in got if not math.isnan(x)] == pytest.approx([x for x in want if x is not None])
-
-    def no_model(*args: object, **kwargs: object) -> Summarizer:
-        raise AssertionError("scored again")
-
-    monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", no_model)
+    for got, want in zip(_scored_only(scores), expected):
+        assert got == pytest.approx([x for x in want if x is not None])
+    monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", _no_model)
     again = teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)
-    assert [[x for x in row if not math.isnan(x)] for row in again] == [
-        [x for x in row if not math.isnan(x)] for row in scores
-    ]
+    assert _scored_only(again) == _scored_only(scores)
     # The same documents read again from a copy of their file (another fingerprint) are not scored again.
     copied = teacher_scores(_data("copied"), str(tiny_model_dir), cache_dir=tmp_path)
-    assert [[x for x in row if not math.isnan(x)] for row in copied] == [
-        [x for x in row if not math.isnan(x)] for row in scores
-    ]
+    assert _scored_only(copied) == _scored_only(scores)
     reordered = teacher_scores(
         LoadedData("test", DOCUMENTS[::-1], [], "fixed"), str(tiny_model_dir), cache_dir=tmp_path
     )
@@ -174,11 +176,7 @@ def test_scores_of_another_precision_or_an_unreadable_part_are_scored_again(
     teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)
     (part,) = (tmp_path / "teacher").glob("*/*.json")
     original = Summarizer.from_pretrained
-
-    def no_model(*args: object, **kwargs: object) -> Summarizer:
-        raise AssertionError("scored again")
-
-    monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", no_model)
+    monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", _no_model)
     monkeypatch.setattr(
         teacher_module, "teacher_precision", lambda: "fp32" if teacher_precision() != "fp32" else "bf16"
     )
@@ -186,7 +184,7 @@ def test_scores_of_another_precision_or_an_unreadable_part_are_scored_again(
         teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)
     monkeypatch.undo()
     part.write_text('{"truncated": [0.5')
-    monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", no_model)
+    monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", _no_model)
     with pytest.raises(AssertionError, match="scored again"):
         teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)
     assert f"data.teacher: {part}: unreadable" in capsys.readouterr().err
