@@ -1,8 +1,10 @@
 """Interpolates the weights of two models of one lineage (WiSE-FT, Wortsman et al. 2022) and
 exports the result as a model directory: every parameter the two share is (1 - a) x the first's
-+ a x the second's, and the second's low-rank adapters (`model.lora_rank`) keep their A and
-have their B multiplied by a, so that their change of each weight (B A) is scaled by a too.
-The first model may lack adapters (it then counts as their B = 0).
++ a x the second's; the low-rank adapters (`model.lora_rank`) keep the second's A and get
+(1 - a) x the first's B + a x the second's, so that their change of each weight (B A) is
+interpolated too. That holds where the first's adapter is no change (B = 0: a model without
+adapters, or a stage's start) or has the same A; two adapters with different A's mix into no
+adapter of their rank, and are refused.
 
     python scripts/interpolate_models.py runs/cnndm-accurate-lora-mix STAGE2 \\
         runs/cnndm-accurate-lora-mix/model 0.7 runs/wise-0.7
@@ -20,6 +22,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import torch
+
 from summarizer.errors import InputError
 from summarizer.modeling.modeling_bertsum import BertSumModel
 from summarizer.resources import model_dir
@@ -28,16 +32,22 @@ from summarizer.training.train import build_model, build_tokenizer, compact_expo
 
 
 def interpolate(first: BertSumModel, second: BertSumModel, factor: float) -> None:
-    """`second`'s weights become the interpolation at `factor` (0: `first`'s, 1: its own)."""
+    """`second`'s weights become the interpolation at `factor` (0: `first`'s, 1: its own).
+
+    Raises ValueError, naming the adapter, where both models change a weight through adapters
+    with different A's: (1 - a) B1 A1 + a B2 A2 is then no adapter of their rank."""
     ours, theirs = second.state_dict(), first.state_dict()
     mixed = {}
     for name, weight in ours.items():
         if name.endswith(".lora_a") or not weight.is_floating_point():
             mixed[name] = weight
-        elif name.endswith(".lora_b"):
-            mixed[name] = factor * weight
-        else:
-            mixed[name] = (1 - factor) * theirs[name] + factor * weight
+            continue
+        if name.endswith(".lora_b"):
+            down = name.removesuffix(".lora_b") + ".lora_a"
+            if theirs[name].any() and not torch.equal(theirs[down], ours[down]):
+                rank = weight.shape[1]
+                raise ValueError(f"{down}: the two models' adapters differ, so their mix is no rank-{rank} adapter")
+        mixed[name] = (1 - factor) * theirs[name] + factor * weight
     second.load_state_dict(mixed)
 
 
@@ -61,7 +71,10 @@ def main() -> int:
         except InputError as error:
             sys.exit(f"interpolate_models: {error}")
         models.append(model.eval())
-    interpolate(*models, args.factor)
+    try:
+        interpolate(*models, args.factor)
+    except ValueError as error:
+        sys.exit(f"interpolate_models: {error}")
     export_model(models[1], build_tokenizer(config.model), args.target, *compact_export(config))
     print(f"{args.target}: {1 - args.factor:g} x {args.first} + {args.factor:g} x {args.second}")
     return 0

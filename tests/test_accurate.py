@@ -8,6 +8,7 @@ import importlib.metadata
 import importlib.util
 import io
 import json
+import runpy
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -471,6 +472,48 @@ def test_a_compact_model_with_adapters_stores_them_and_scores_with_them(
     save_file({k: v for k, v in weights.items() if ".lora_" not in k}, str(tmp_path / WEIGHTS_FILE))
     with pytest.raises(InputError, match=rf"{WEIGHTS_FILE}: weights do not fit {MPNET} \(missing: encoder\..*lora_a"):
         BertSumModel.from_pretrained(tmp_path)
+
+
+def test_interpolation_mixes_each_adapter_s_change_of_its_weight(packaged_tiny_mpnet: Path) -> None:
+    interpolate = runpy.run_path(str(ROOT / "scripts" / "interpolate_models.py"))["interpolate"]
+    q = "encoder.encoder.layer.0.attention.attn.q"
+    shared = "head.score.weight"
+
+    def tiny(seed: int) -> BertSumModel:
+        torch.manual_seed(seed)
+        model = BertSumModel.from_encoder(packaged_tiny_mpnet, head=TINY_HEAD, pooling="mean", lora_rank=2)
+        with torch.no_grad():
+            for name, parameter in model.named_parameters():
+                if name.endswith(".lora_b") or name == shared:
+                    parameter.copy_(torch.randn_like(parameter))
+        return model
+
+    def change(model: BertSumModel) -> torch.Tensor:  # what the adapter adds to q's weight: B A
+        weights = model.state_dict()
+        return weights[f"{q}.lora_b"] @ weights[f"{q}.lora_a"]
+
+    first, second = tiny(0), tiny(1)
+    with torch.no_grad():  # one lineage: the second went on from the first's adapters
+        for name, parameter in second.named_parameters():
+            if name.endswith(".lora_a"):
+                parameter.copy_(first.state_dict()[name])
+    expected_change = 0.3 * change(first) + 0.7 * change(second)
+    expected_shared = 0.3 * first.state_dict()[shared] + 0.7 * second.state_dict()[shared]
+    interpolate(first, second, 0.7)
+    assert torch.allclose(change(second), expected_change, atol=1e-5)
+    assert torch.allclose(second.state_dict()[shared], expected_shared)
+
+    fresh, third = tiny(2), tiny(3)  # a first model whose adapters change nothing (B = 0), A aside
+    with torch.no_grad():
+        for name, parameter in fresh.named_parameters():
+            if name.endswith(".lora_b"):
+                parameter.zero_()
+    expected_change = 0.7 * change(third)
+    interpolate(fresh, third, 0.7)
+    assert torch.allclose(change(third), expected_change, atol=1e-5)
+
+    with pytest.raises(ValueError, match=rf"^{q}.lora_a: the two models' adapters differ"):
+        interpolate(tiny(4), tiny(5), 0.5)
 
 
 def test_a_stage_adds_adapters_to_a_model_trained_without(
