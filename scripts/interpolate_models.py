@@ -1,10 +1,10 @@
 """Interpolates the weights of two models of one lineage (WiSE-FT, Wortsman et al. 2022) and
 exports the result as a model directory: every parameter the two share is (1 - a) x the first's
-+ a x the second's; the low-rank adapters (`model.lora_rank`) keep the second's A and get
-(1 - a) x the first's B + a x the second's, so that their change of each weight (B A) is
-interpolated too. That holds where the first's adapter is no change (B = 0: a model without
-adapters, or a stage's start) or has the same A; two adapters with different A's mix into no
-adapter of their rank, and are refused.
++ a x the second's, and so is each low-rank adapter's change of its weight (`model.lora_rank`:
+B A). Where the first's adapters change nothing (B = 0: a model without adapters, or a stage's
+start) or share the second's A, that is one adapter of their rank, A with (1 - a) B1 + a B2;
+where both changed their A (a stage that trained on from a model with adapters), it is one of
+twice their rank, [(1 - a) B1, a B2] [A1; A2], exactly.
 
     python scripts/interpolate_models.py runs/cnndm-accurate-lora-mix STAGE2 \\
         runs/cnndm-accurate-lora-mix/model 0.7 runs/wise-0.7
@@ -25,30 +25,31 @@ from pathlib import Path
 import torch
 
 from summarizer.errors import InputError
-from summarizer.modeling.modeling_bertsum import BertSumModel
 from summarizer.resources import model_dir
 from summarizer.training.settings import load_config
 from summarizer.training.train import build_model, build_tokenizer, compact_export, export_model
 
+Weights = dict[str, torch.Tensor]
 
-def interpolate(first: BertSumModel, second: BertSumModel, factor: float) -> None:
-    """`second`'s weights become the interpolation at `factor` (0: `first`'s, 1: its own).
 
-    Raises ValueError, naming the adapter, where both models change a weight through adapters
-    with different A's: (1 - a) B1 A1 + a B2 A2 is then no adapter of their rank."""
-    ours, theirs = second.state_dict(), first.state_dict()
+def interpolate(first: Weights, second: Weights, factor: float) -> Weights:
+    """The weights (state dicts) interpolated at `factor`: 0 gives `first`'s, 1 `second`'s."""
+    adapters = [name.removesuffix(".lora_b") for name in second if name.endswith(".lora_b")]
+    stacked = any(
+        first[f"{name}.lora_b"].any() and not torch.equal(first[f"{name}.lora_a"], second[f"{name}.lora_a"])
+        for name in adapters
+    )
     mixed = {}
-    for name, weight in ours.items():
-        if name.endswith(".lora_a") or not weight.is_floating_point():
+    for name, weight in second.items():
+        if not weight.is_floating_point():
             mixed[name] = weight
-            continue
-        if name.endswith(".lora_b"):
-            down = name.removesuffix(".lora_b") + ".lora_a"
-            if theirs[name].any() and not torch.equal(theirs[down], ours[down]):
-                rank = weight.shape[1]
-                raise ValueError(f"{down}: the two models' adapters differ, so their mix is no rank-{rank} adapter")
-        mixed[name] = (1 - factor) * theirs[name] + factor * weight
-    second.load_state_dict(mixed)
+        elif name.endswith(".lora_a"):
+            mixed[name] = torch.cat([first[name], weight]) if stacked else weight
+        elif name.endswith(".lora_b") and stacked:
+            mixed[name] = torch.cat([(1 - factor) * first[name], factor * weight], dim=1)
+        else:
+            mixed[name] = (1 - factor) * first[name] + factor * weight
+    return mixed
 
 
 def main() -> int:
@@ -71,11 +72,11 @@ def main() -> int:
         except InputError as error:
             sys.exit(f"interpolate_models: {error}")
         models.append(model.eval())
-    try:
-        interpolate(*models, args.factor)
-    except ValueError as error:
-        sys.exit(f"interpolate_models: {error}")
-    export_model(models[1], build_tokenizer(config.model), args.target, *compact_export(config))
+    weights = interpolate(*(model.state_dict() for model in models), args.factor)
+    config.model.lora_rank = next((w.shape[0] for name, w in weights.items() if name.endswith(".lora_a")), 0)
+    model = build_model(config.model).eval()
+    model.load_state_dict(weights)
+    export_model(model, build_tokenizer(config.model), args.target, *compact_export(config))
     print(f"{args.target}: {1 - args.factor:g} x {args.first} + {args.factor:g} x {args.second}")
     return 0
 
