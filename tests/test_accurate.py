@@ -287,7 +287,7 @@ def test_an_incomplete_news_accurate_install_is_one_line_naming_the_command(
 def test_news_accurate_without_its_weights_is_one_line_naming_the_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`pip install bertsum` leaves news-accurate's 19 MB out; asking for it says how to add them."""
+    """`pip install bertsum` leaves news-accurate's 20 MB out; asking for it says how to add them."""
     without_accurate_weights(monkeypatch)
     (tmp_path / "a.txt").write_text(NEWS)
     assert summarize_main(["--model", "news-accurate", str(tmp_path / "a.txt")]) != 0
