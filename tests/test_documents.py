@@ -177,6 +177,16 @@ def test_html_list_items_keep_their_words_around_the_blocks_they_hold():
     assert not any("make" in paragraph for paragraph in paragraphs)
 
 
+def test_running_text_of_other_scripts_is_read_from_markdown_and_html():
+    # rust-by-example/ja: sentences that end in a full-width mark, with no space after it
+    sentences = ["バイナリファイルはコンパイラを用いて生成できます。", "次に、マクロをもう一行追加してみましょう。"]
+    markdown = f"# はじめに\n\n{''.join(sentences)}\n\n| 表 |\n|---|\n| セル |\n"
+    assert Document.from_text(markdown, "markdown").paragraphs == ("".join(sentences),)
+    pytest.importorskip("trafilatura")
+    page = f'<html lang="ja"><body><main><h1>はじめに</h1><p>{"".join(sentences)}</p></main></body></html>'
+    assert Document.from_text(page, "html").paragraphs == ("".join(sentences),)
+
+
 def test_html_is_decoded_by_its_own_charset():
     pytest.importorskip("trafilatura")
     page = PAGE.replace("<head>", '<head><meta charset="iso-8859-1">').replace("Officials", "Caf\xe9 officials")

@@ -368,6 +368,56 @@ def test_markup_rules_leave_ordinary_text_alone(text, expected):
     assert paragraphs(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # Python's email/architecture.rst: roles, the default role and inline literals
+            "If the value contains any `surrogateescaped` binary data, return it as a\n"
+            ":class:`~email.header.Header` object, using ``unknown-8bit``.",
+            "If the value contains any surrogateescaped binary data, return it as a Header object, using unknown-8bit.",
+        ),
+        (  # hyperlink references, a target's title, a role's name without its link
+            "Read `the tutorial <https://docs.python.org/3/tutorial/>`_, `PEP 8`_ and :ref:`the\n"
+            "guide <guide>` before you call :func:`!print` or :py:meth:`os.path.join`.",
+            "Read the tutorial, PEP 8 and the guide before you call print or os.path.join.",
+        ),
+        ("It was shown twice [1]_ and once more [#note]_ in [CIT2002]_.", "It was shown twice and once more in."),
+        # what is not markup stays: TeX's quotes, backticks inside a word, emphasis, a list's index
+        (
+            "He said ``it works'' in x`y`z, *twice*, and then list[0]_x [1] `  spaced `.",
+            "He said ``it works'' in x`y`z, *twice*, and then list[0]_x [1] `  spaced `.",
+        ),
+    ],
+)
+def test_restructured_text_inline_markup_reads_as_it_renders(text, expected):
+    assert paragraphs(text) == [expected]
+
+
+def test_chinese_and_japanese_wrapped_at_a_terminal_width_join_without_spaces():
+    # 20 characters are 40 columns; the wrap can fall before a full-width full stop
+    text = "メソッドのライフタイムは関数に似ています。通常の関数と同様にライフタイムを明示します。" * 3
+    wrapped = textwrap.fill(text, 20)
+    assert "\n。" in wrapped
+    assert paragraphs(f"{wrapped}\n\n見出し\n\n{wrapped}") == [text, text]  # the lone line is a heading
+    assert split_sentences(wrapped)[:2] == [
+        "メソッドのライフタイムは関数に似ています。",
+        "通常の関数と同様にライフタイムを明示します。",
+    ]
+
+
+def test_a_line_that_ends_in_an_article_or_a_preposition_goes_on():
+    # boto3's examples/s3.rst: the sentence's last words begin with a capital
+    text = (
+        "Downloading a specific version of an S3 object\n"
+        "^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n\n"
+        "This example shows how to download a specific version of an\nS3 object.\n"
+    )
+    assert paragraphs(text) == ["This example shows how to download a specific version of an S3 object."]
+    # a line that ends otherwise still ends its paragraph before a capital
+    assert paragraphs("Dear Ann\nThe meeting moved to Monday.") == ["Dear Ann", "The meeting moved to Monday."]
+    assert paragraphs("Dear Ann and\nThe meeting moved to Monday.") == ["Dear Ann and The meeting moved to Monday."]
+
+
 def test_a_quoted_block_is_looked_at_once_however_many_of_its_lines_start_with_three_marks(monkeypatch):
     calls = []
     original = layout._is_doctest

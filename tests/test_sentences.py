@@ -114,6 +114,29 @@ def test_a_spaced_ellipsis_is_one_mark(sentences: list[str]) -> None:
     assert split_sentences(" ".join(sentences)) == sentences
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # Japanese: full-width marks and no space after them; a quote goes on into "と言った"
+            "メソッドのライフタイムは関数に似ています。本当に？「はい。」と彼は言った。「はい。」「いいえ。」",
+            [
+                "メソッドのライフタイムは関数に似ています。",
+                "本当に？",
+                "「はい。」と彼は言った。",
+                "「はい。」",
+                "「いいえ。」",
+            ],
+        ),
+        ("“你好。”他说。我们走吧！好的", ["“你好。”他说。", "我们走吧！", "好的"]),  # Chinese
+        ("यह पहला वाक्य है। यह दूसरा वाक्य है।", ["यह पहला वाक्य है।", "यह दूसरा वाक्य है।"]),  # Hindi's danda
+        ("هل أنت بخير؟ نعم.", ["هل أنت بخير؟", "نعم."]),  # Arabic's question mark
+        ("Version ３．５ is out。Next.", ["Version ３．５ is out。", "Next."]),  # a full-width dot between digits
+    ],
+)
+def test_sentence_ends_of_other_scripts_end_sentences(text: str, expected: list[str]) -> None:
+    assert split_sentences(text) == expected
+
+
 def test_line_breaks_end_sentences_even_without_punctuation() -> None:
     text = "A headline without a period\nFirst paragraph. It has two sentences.\n\n   Last paragraph"
     assert split_sentences(text) == [

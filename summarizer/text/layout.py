@@ -30,6 +30,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import regex
+
 # \r alone (old Mac files) and the Unicode line and paragraph separators break lines too.
 LINE_BREAK = re.compile(r"\r\n|[\n\r\u2028\u2029]")
 # A document is hard-wrapped when its lines inside paragraphs stop at a common width within
@@ -47,7 +49,10 @@ WIDTH_QUANTILE = 0.9
 # full when the next word would have passed the width less this share of it.
 SLACK = 0.1
 
-SENTENCE_END = re.compile(r"[.!?:;…][\"'”’»)\]]*$")
+# A sentence's end: a full stop, question or exclamation mark of any script (Unicode's
+# Sentence_Terminal: also 。 । ؟ ։ ...), a colon or semicolon (ASCII or full-width) or an
+# ellipsis, then perhaps closing quotes and brackets (Chinese's and Japanese's too: 」 』 ）).
+SENTENCE_END = regex.compile(r"[\p{Sentence_Terminal}:;…\uff1a\uff1b][\"'”’»)\]」』）】〉》〕]*$")
 # A synopsis's optional arguments ("[FILE...]", "[OPTION. . .]"): an ellipsis in brackets after a word.
 _BRACKETED_ELLIPSIS = re.compile(r"\w(?:\.\.\.|\. \. \.|…)\]$")
 # A list item: a bullet, or a number or parenthesized letter or roman numeral and a closing mark.
@@ -71,6 +76,21 @@ _ADMONITIONS = frozenset("admonition attention caution danger error hint importa
 _DOCTEST = re.compile(r"\s*>>>(?:\s|$)")
 _BULLET = re.compile(r"[-*+•‣◦▪]\s+(?=\S)")  # a list item's bullet, left out of its text
 _UNDERLINE = re.compile(r"\s*([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
+# reStructuredText's inline markup, read as it renders: an inline literal ("``None``"), a role's
+# interpreted text (":class:`~email.header.Header`" reads "Header", ":ref:`the guide <guide>`"
+# "the guide", `default role` "default role"), a hyperlink reference ("`Python
+# <https://python.org>`_", "`name`_") and a footnote or citation reference ("[1]_", "[#note]_",
+# "[CIT2002]_"), which reads as nothing, as a PDF's footnote marks do. Each starts after white
+# space, an opening mark or a line's start and ends before white space, punctuation or the
+# line's end, as reStructuredText's own rules say; emphasis ("*cumsum*") is left as it is, as
+# plain text writes it too.
+_INLINE_LITERAL = re.compile(r"(?<![^\s\"'(\[{<‘“«/:-])``(?=\S)(.+?)(?<=\S)``(?![^\s\"')\]}>’”».,:;!?/\\-])")
+_INTERPRETED = re.compile(
+    r"(?<![^\s\"'(\[{<‘“«/-])(?::[\w.+-]+(?::[\w.+-]+)?:)?`(?=[^\s`])([^`]*?[^\s`])`"
+    r"(?::[\w.+-]+:|__?)?(?![^\s\"')\]}>’”».,:;!?/\\-])"
+)
+_TARGET = re.compile(r"^(.*?)\s*<[^<>]+>$", re.DOTALL)  # "the guide <guide>": its title
+_FOOTNOTE_REFERENCE = re.compile(r"\s?\[(?:#[\w-]*|\*|\d+|[^\W\d_][\w.-]*)\]_(?![\w`])")
 # Two words joined by a hyphen (each pair of a longer compound); matched from where letters
 # start, so that a long run of letters is read once.
 _COMPOUND = re.compile(r"(?<![^\W\d_])([^\W\d_]+)-(?=([^\W\d_]+))")
@@ -118,6 +138,14 @@ MAX_AUTHORS_CHARS = 300
 _NAME_PARTICLES = frozenset("and & van der den von de del della da di du dos la le et al al. jr. sr.".split())
 _PLAIN_WORD = re.compile(r"[\"'“‘(]*[^\W\d_]+(?:['’-][^\W\d_]+)*[\"'”’),;:]*")
 _OPENING = "\"'“‘(["
+# The scripts that write no space between words, and their full-width punctuation: a line
+# wrapped between two of their characters joins the next without a space.
+_UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\u3000-\u303f\uff01-\uff60ー]")
+_WIDE = regex.compile(r"[\p{East_Asian_Width=Wide}\p{East_Asian_Width=Fullwidth}]")  # two columns each
+# A line that ends in one of English's articles, conjunctions or prepositions that end no
+# sentence and no heading goes on in the next line, whatever that begins with ("a specific
+# version of an" / "S3 object.").
+_OPEN_ENDED = re.compile(r"\s(?:a|an|the|of|and|or|nor|to|with|from|into)$")
 _SMALL_WORDS = frozenset("a an and as at by for from in into nor of on or the to vs with".split())
 
 
@@ -164,7 +192,8 @@ def paragraphs(
             titled = titled and title_case(current.split(), symbols=True)
             prose = not titled and (width is None or wrapped or (joined and _reads_as_prose(current)))
             if current and (prose or ends or note):  # a note, for the caller to leave out
-                result.append(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
+                text = current[bullet.end() :] if (bullet := _BULLET.match(current)) else current
+                result.append(rendered(text))
         if heading:
             bibliography.heading(tail)
 
@@ -189,6 +218,8 @@ def paragraphs(
                     pieces[-1] = pieces[-1][:-1]
                     size -= 1
                 pieces.append(stripped)
+            elif _UNSPACED.match(pieces[-1][-1]) and _UNSPACED.match(stripped):
+                pieces.append(stripped)  # Chinese and Japanese put no space between words
             else:
                 pieces.append(f" {stripped}")
             size += len(pieces[-1])
@@ -230,6 +261,24 @@ def _capitalized(word: str, code: bool, symbols: bool) -> bool:
     if first.isalpha() or not (code or symbols) or "//" in word:
         return False
     return symbols or any(c.isalnum() for c in word)
+
+
+def rendered(paragraph: str) -> str:
+    """`paragraph` with reStructuredText's inline markup read as it renders (`_INTERPRETED`)."""
+    if "`" not in paragraph and "]_" not in paragraph:
+        return paragraph
+    paragraph = _INLINE_LITERAL.sub(lambda m: m.group(1), paragraph)
+    return _FOOTNOTE_REFERENCE.sub("", _INTERPRETED.sub(_interpreted_text, paragraph))
+
+
+def _interpreted_text(match: re.Match[str]) -> str:
+    text = match.group(1)
+    titled = _TARGET.match(text)
+    if titled and titled.group(1):  # "the guide <guide>", "Python <https://python.org>"
+        return titled.group(1)
+    if text.startswith("~"):  # "~email.header.Header": the last name
+        return text[1:].rsplit(".", 1)[-1]
+    return text.removeprefix("!")  # "!Header": a name not linked
 
 
 def _lines(text: str) -> list[str]:
@@ -358,6 +407,8 @@ def _soft(line: str, following: str, width: int | None, full: bool, alone: bool 
     heading = alone and (_in_capitals(line) or numbered)
     if body[:1].islower() and not SENTENCE_END.search(line) and not heading:
         return True
+    if not indented and not heading and _OPEN_ENDED.search(line):
+        return True  # "...a specific version of an" / "S3 object.": no sentence or heading ends so
     return not indented and full
 
 
@@ -377,8 +428,11 @@ def _full(line: str, following: str, width: int | None) -> bool:
     word would have passed the width (less `SLACK`) on it."""
     if width is None:
         return False
-    next_word = _FIRST_WORD.match(following.expandtabs().lstrip())
-    return len(line.expandtabs()) + 1 + len(next_word.group() if next_word else "") > width * (1 - SLACK)
+    body = following.expandtabs().lstrip()
+    if _UNSPACED.match(body[:1]) and _UNSPACED.match(line[-1:]):  # a word of one character, no space before it
+        return _columns(line) + _columns(body[0]) > width * (1 - SLACK)
+    next_word = _FIRST_WORD.match(body)
+    return _columns(line) + 1 + _columns(next_word.group() if next_word else "") > width * (1 - SLACK)
 
 
 def _in_capitals(line: str) -> bool:
@@ -540,4 +594,6 @@ def _last_word(pieces: list[str]) -> str:
 
 
 def _columns(line: str) -> int:
-    return len(line.expandtabs())
+    """The columns `line` takes on a terminal: its tabs expanded, a wide character (Chinese,
+    Japanese, Korean, full-width forms) two."""
+    return len(line.expandtabs()) + len(_WIDE.findall(line))

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import regex
 from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer
 
 from summarizer.errors import SettingError, check
@@ -28,6 +29,12 @@ _BREAK_CANDIDATE = PunktLanguageVars().period_context_re()
 _CITATIONS = re.compile(r"(?:\[[^\[\]\s]{1,12}\])+(?=\s|$)")  # "[3]", "[4][5]", "[a]" right after a sentence
 _CLOSES = re.compile(r"[\"'”’»)\]]+[,;:.)]")  # a closing quote or bracket, then more punctuation: '?", he'
 _WORD = re.compile(r"\w")
+# Sentence ends that Punkt never considers, since it breaks only at '.', '?' and '!': those of
+# other scripts (Unicode's Sentence_Terminal: Chinese's and Japanese's full-width 。 ！ ？, which
+# no space follows; the danda । of Devanagari and Bengali; Arabic's ؟ and ۔; Armenian's ։;
+# Ethiopic's ።...), then perhaps closing quotes and brackets, before more text. A quote closed
+# after its end goes on when a word follows it at once (「はい。」と彼は言った。: "'Yes.', he said.").
+_OTHER_END = regex.compile(r"[\p{Sentence_Terminal}--[.!?]]+([\"'”’»)\]」』）】〉》〕]*+)(\s*)(?=\S)", regex.V1)
 # A '!' or '?' ("Yahoo! is", "the panic! macro") or "etc." ("etc. are supported", "(gcc, etc.) and
 # run"), perhaps before closing quotes or brackets, goes on before a lower-case word in text that
 # is not all lower case: "etc." ends as many sentences as it does not, and before any other word
@@ -170,14 +177,34 @@ def reference_sentences(text: str, language: str = "english") -> list[str]:
 
 
 def paragraph_sentences(paragraphs: Sequence[str], language: str = "english") -> list[list[str]]:
-    """The sentences of each paragraph (a paragraph is one line of running text)."""
+    """The sentences of each paragraph (a paragraph is one line of running text): Punkt's, each
+    split again where a sentence end that Punkt does not consider ends one (`_OTHER_END`)."""
     tokenizer = punkt_tokenizer(language)
     return [
-        [paragraph[begin:end] for begin, end in _mended(paragraph, _line_spans(tokenizer, paragraph))]
-        if _BREAK_CANDIDATE.search(paragraph)
-        else [paragraph]
+        [
+            piece
+            for begin, end in (
+                _mended(paragraph, _line_spans(tokenizer, paragraph))
+                if _BREAK_CANDIDATE.search(paragraph)
+                else [(0, len(paragraph))]
+            )
+            for piece in _other_ends(paragraph[begin:end])
+        ]
         for paragraph in paragraphs
     ]
+
+
+def _other_ends(sentence: str) -> list[str]:
+    """`sentence` cut after each `_OTHER_END` that more text follows (not between two digits, nor
+    in a quote that a word follows at once)."""
+    pieces, start = [], 0
+    for end in _OTHER_END.finditer(sentence):
+        after = sentence[end.end() : end.end() + 1]
+        quoted = bool(end.group(1)) and not end.group(2) and after.isalpha()
+        if not quoted and not (sentence[end.start() - 1 : end.start()].isdigit() and after.isdigit()):
+            pieces.append(sentence[start : end.end()].rstrip())
+            start = end.end()
+    return [*pieces, sentence[start:]] if pieces else [sentence]
 
 
 def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int, int]]:
