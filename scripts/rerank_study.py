@@ -2,7 +2,8 @@
 than the ones selection takes, and can the encoder's own sentence embeddings, or the words the
 sentences share, find them? And, beside it, a blend of two models' sentence scores.
 
-    python scripts/rerank_study.py features NAME --data DATA [--split S] [-k 3] [--top 5] [--model news]
+    python scripts/rerank_study.py features NAME --data DATA [--split S] [-k 3] [--top 5] [--model news] \
+        [--embedder minilm|mpnet]
     python scripts/rerank_study.py fit --train NAME... --test NAME
     python scripts/rerank_study.py blend --data DATA [--split S] [-k 3 | --ratio R] [--models news news-accurate]
 
@@ -10,9 +11,10 @@ sentences share, find them? And, beside it, a blend of two models' sentence scor
 best-scored sentences, and for every k-sentence combination of them (in document order) writes
 its ROUGE-1 against the reference and eleven features to /tmp/rerank/NAME.pkl: the sum, the summed
 logits and the minimum of its sentence scores; the cosine between the combination's text and the
-document's first 512 word pieces, embedded as all-MiniLM-L6-v2 embeds sentences (mean pooling,
-the packaged encoder, not the trained model); the mean cosine of its sentences to the document
-and to each other; its log word count; whether it holds the first sentence; its mean position;
+document's first 512 word pieces, embedded as all-MiniLM-L6-v2 (or with `--embedder mpnet`
+all-mpnet-base-v2) embeds sentences (mean pooling, the packaged encoder, not the trained
+model); the mean cosine of its sentences to the document and to each other; its log word
+count; whether it holds the first sentence; its mean position;
 and two that need no encoder: the cosine of its content-word counts (stop words left out, the
 words lexical centrality reads) to the document's, and the mean overlap of its sentences' content
 words, pair by pair (shared words over the smaller set), spelled as the model's centrality spells
@@ -65,13 +67,13 @@ def features(args: argparse.Namespace) -> None:
 
     from summarizer import Summarizer
     from summarizer.modeling.selection import SelectionConfig
-    from summarizer.resources import default_encoder_dir
+    from summarizer.resources import default_encoder_dir, mpnet_encoder_dir
     from summarizer.text.centrality import DEFAULT_WORDS, content_words, stop_words
     from summarizer.training.data import load_documents
     from summarizer.training.evaluate import summarize_documents
     from summarizer.training.rouge import rouge_per_document
 
-    encoder_dir = default_encoder_dir()
+    encoder_dir = mpnet_encoder_dir() if args.embedder == "mpnet" else default_encoder_dir()
     tokenizer, encoder = AutoTokenizer.from_pretrained(encoder_dir), AutoModel.from_pretrained(encoder_dir).eval()
 
     def embed(texts: list[str], max_length: int) -> np.ndarray:
@@ -245,6 +247,7 @@ def main() -> None:
     one.add_argument("-k", type=int, default=3)
     one.add_argument("--top", type=int, default=5)
     one.add_argument("--model", default="news")
+    one.add_argument("--embedder", choices=("minilm", "mpnet"), default="minilm")
     two = verbs.add_parser("fit")
     two.add_argument("--train", nargs="+", required=True)
     two.add_argument("--test", required=True)

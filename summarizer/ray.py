@@ -51,7 +51,7 @@ class Summarize:
         k: int = 3,
         ratio: float | None = None,
         max_words: int | None = None,
-        trigram_blocking: bool = True,
+        trigram_blocking: bool | None = None,
         order: str = "document",
         batch_size: int = 16,
         device: str = "cpu",

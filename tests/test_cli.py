@@ -1,6 +1,7 @@
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -103,6 +104,23 @@ def test_length_and_order_options(run, corpus):
     assert scores == sorted(scores, reverse=True)
     _, out, _ = run(corpus / "flood.txt", "--format", "jsonl", "--max-words", "12", "--no-trigram-blocking")
     assert sum(len(s.split()) for s in json.loads(out)["sentences"]) <= 12
+
+
+def test_trigram_blocking_is_the_models_unless_an_option_says(tiny_model_dir, tmp_path, capsys):
+    model = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, model)
+    config = json.loads((model / "config.json").read_text())
+    (model / "config.json").write_text(json.dumps({**config, "trigram_blocking": False}))
+    text = tmp_path / "repeated.txt"
+    text.write_text("The red car is fast today. The red car is fast today, again. Nothing else is new.")
+
+    def chosen(*options):
+        assert main(["--model", str(model), str(text), "--format", "jsonl", "-k", "3", *options]) == 0
+        return len(json.loads(capsys.readouterr().out)["sentences"])
+
+    assert (chosen(), chosen("--trigram-blocking"), chosen("--no-trigram-blocking")) == (3, 2, 3)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--trigram-blocking", "--no-trigram-blocking", str(text)])
 
 
 def test_html_highlights_and_escapes(run, tmp_path):

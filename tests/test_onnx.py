@@ -44,6 +44,26 @@ def graph_dir(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
     return directory
 
 
+@pytest.mark.parametrize("backend", ["onnx", "torch"])
+def test_a_model_that_says_so_summarizes_without_trigram_blocking(
+    graph_dir: Path, tmp_path: Path, backend: str
+) -> None:
+    repeated = ["The red car is fast today.", "The red car is fast today, again.", "Nothing else is new."]
+    directory = tmp_path / "model"
+    shutil.copytree(graph_dir, directory)
+    config = json.loads((directory / "config.json").read_text())
+    assert config["trigram_blocking"] is True  # every model writes its setting
+    on = Summarizer.from_pretrained(directory, precision="fp32", backend=backend)
+    (directory / "config.json").write_text(json.dumps({**config, "trigram_blocking": False}))
+    off = Summarizer.from_pretrained(directory, precision="fp32", backend=backend)
+    assert len(on.summarize(repeated, k=3).indices) == 2
+    assert len(off.summarize(repeated, k=3).indices) == 3
+    assert len(off.summarize(repeated, k=3, trigram_blocking=True).indices) == 2  # the caller's choice wins
+    (directory / "config.json").write_text(json.dumps({**config, "trigram_blocking": "no"}))
+    with pytest.raises(InputError, match=r"config\.json: invalid settings: trigram_blocking must be true or false"):
+        Summarizer.from_pretrained(directory, precision="fp32", backend=backend)
+
+
 def _scores(summarizer: Summarizer, texts) -> list[tuple[list[int], list[float | None]]]:
     return [(s.indices, s.sentence_scores) for s in summarizer.summarize_batch(texts, batch_size=2, ratio=0.3)]
 

@@ -122,6 +122,7 @@ def test_tiny_run_learns_and_exports(tiny_run: TrainResult, tiny_encoder_dir: Pa
     exported = tiny_run.export_dir
     assert {"config.json", "model.safetensors", "tokenizer.json"} <= {p.name for p in exported.iterdir()}
     assert json.loads((exported / "config.json").read_text())["architectures"] == ["BertSumModel"]
+    assert json.loads((exported / "config.json").read_text())["trigram_blocking"] is True  # configs/tiny.yaml's
     reloaded = BertSumModel.from_pretrained(exported)
     best = torch.load(tiny_run.best_checkpoint, map_location="cpu", weights_only=True)["state_dict"]
     weights = load_file(str(exported / "model.safetensors"))
@@ -440,6 +441,17 @@ def test_only_the_top_layers_and_the_head_change(tiny_encoder_dir: Path, synthet
     }
     assert changed and all(k.startswith(("encoder.layer.1.", "head.")) for k in changed)
     assert any(k.startswith("encoder.layer.1.") for k in changed)
+
+
+def test_a_model_summarizes_by_default_with_the_selection_it_was_validated_with(
+    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path
+) -> None:
+    overrides = (*ONE_PASS, "selection.trigram_blocking=false", "output.snapshots=[8]")
+    result = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path, *overrides))
+    for directory in (result.export_dir, result.run_dir / "model-8"):
+        assert json.loads((directory / "config.json").read_text())["trigram_blocking"] is False
+    assert Summarizer.from_pretrained(result.export_dir).trigram_blocking is False
+    assert result.test is not None and result.test.selection.trigram_blocking is False
 
 
 @pytest.mark.parametrize("averaging", [(), ("optim.ema_decay=0.5",)], ids=["last-weights", "ema"])

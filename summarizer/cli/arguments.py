@@ -62,14 +62,28 @@ def add_model_arguments(parser: argparse.ArgumentParser, precision: str = "auto"
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser, summaries: bool) -> None:
-    """-k or --ratio, and --no-trigram-blocking; for `summaries` also --max-words and --order
+    """-k or --ratio, and --trigram-blocking or --no-trigram-blocking; for `summaries` also --max-words and --order
     (evaluation compares systems at a sentence count, in document order)."""
     length = parser.add_mutually_exclusive_group()
     length.add_argument("-k", type=positive_int, default=3, help="sentences per summary (default 3)")
     length.add_argument("--ratio", type=fraction, help="fraction of each document's sentences, e.g. 0.3")
     if summaries:
         length.add_argument("--max-words", type=positive_int, help="at most this many words")
-    parser.add_argument("--no-trigram-blocking", action="store_true", help="allow sentences that repeat a word trigram")
+    blocking = parser.add_mutually_exclusive_group()
+    blocking.add_argument(
+        "--trigram-blocking",
+        action="store_true",
+        default=None,
+        help="skip a sentence that repeats a word trigram of one already chosen (default: as the model says; "
+        "on for news, off for news-accurate)",
+    )
+    blocking.add_argument(
+        "--no-trigram-blocking",
+        action="store_false",
+        dest="trigram_blocking",
+        default=None,
+        help="allow sentences that repeat a word trigram",
+    )
     if summaries:
         parser.add_argument("--order", choices=ORDERS, default="document", help="sentence order in the summary")
 
@@ -80,7 +94,7 @@ def selection_from(args: argparse.Namespace) -> SelectionConfig:
         k=args.k,
         ratio=args.ratio,
         max_words=getattr(args, "max_words", None),
-        trigram_blocking=not args.no_trigram_blocking,
+        trigram_blocking=args.trigram_blocking,
         order=getattr(args, "order", "document"),
     )
 

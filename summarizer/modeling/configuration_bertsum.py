@@ -33,7 +33,10 @@ class BertSumConfig(PreTrainedConfig):
     language: a Punkt language name (sentences, stop words, ROUGE). features: a `FeatureConfig`
     or its dict. base_encoder: for a compact model, the packaged encoder (one of BASE_ENCODERS)
     whose weights it leaves out. lora_rank: the rank of the low-rank adapters on every linear
-    layer of the encoder's layers (0: none).
+    layer of the encoder's layers (0: none). trigram_blocking: whether summaries skip a
+    sentence that shares a word trigram with one already chosen, unless the caller says
+    (`SelectionConfig`): the selection the model was validated with, as a generation config
+    holds a model's decoding defaults.
     """
 
     model_type = "bertsum"
@@ -46,6 +49,7 @@ class BertSumConfig(PreTrainedConfig):
     features: FeatureConfig | dict | None = None
     base_encoder: str | None = None
     lora_rank: int = 0
+    trigram_blocking: bool = True
 
     def __post_init__(self, **kwargs: Any) -> None:
         # The heads and poolings register themselves in the modeling module, which imports this one.
@@ -58,6 +62,8 @@ class BertSumConfig(PreTrainedConfig):
             self.features = FeatureConfig(**(self.features or {}))
         if not isinstance(self.lora_rank, int) or isinstance(self.lora_rank, bool) or self.lora_rank < 0:
             raise SettingError("lora_rank", f"must be a whole number, 0 or more, got {self.lora_rank!r}")
+        if not isinstance(self.trigram_blocking, bool):
+            raise SettingError("trigram_blocking", f"must be true or false, got {self.trigram_blocking!r}")
         if self.base_encoder is not None and self.base_encoder not in BASE_ENCODERS:
             raise SettingError("base_encoder", f"must be one of {', '.join(BASE_ENCODERS)}, got {self.base_encoder!r}")
         # A composite config resets its sub-configs' attention implementation: the encoder keeps

@@ -70,6 +70,7 @@ class GraphConfig:
     language: str
     features: FeatureConfig
     base_encoder: str | None
+    trigram_blocking: bool = True
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,10 @@ def read_graph_config(directory: Path) -> GraphConfig:
         features = FeatureConfig(**(settings.get("features") or {}))
     except (TypeError, ValueError) as error:
         raise InputError(f"{path}: invalid settings: {first_line(error)}") from None
-    return GraphConfig(language, features, base)
+    blocking = settings.get("trigram_blocking", True)
+    if not isinstance(blocking, bool):
+        raise InputError(f"{path}: invalid settings: trigram_blocking must be true or false, got {blocking!r}")
+    return GraphConfig(language, features, base, blocking)
 
 
 def weight_files(directory: Path, base_encoder: str | None) -> dict[str, Path]:

@@ -115,6 +115,7 @@ class Summarizer:
             raise ValueError(f"max_windows_per_pass must be at least 1 or None, got {max_windows_per_pass}")
         self.model = model
         self.language = model.config.language
+        self.trigram_blocking = model.config.trigram_blocking  # unless a summary's caller says
         self.max_windows_per_pass = max_windows_per_pass
         self.builder = FeatureBuilder(tokenizer, model.config.features.for_inference(), self.language)
         self.pad_token_id: int = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
@@ -169,7 +170,7 @@ class Summarizer:
         k: int = 3,
         ratio: float | None = None,
         max_words: int | None = None,
-        trigram_blocking: bool = True,
+        trigram_blocking: bool | None = None,
         order: str = "document",
         format: str = "text",
     ) -> Summary:
@@ -184,7 +185,7 @@ class Summarizer:
         k: int = 3,
         ratio: float | None = None,
         max_words: int | None = None,
-        trigram_blocking: bool = True,
+        trigram_blocking: bool | None = None,
         order: str = "document",
         progress: Progress | None = None,
         format: str = "text",
@@ -229,6 +230,7 @@ class Summarizer:
         selection: SelectionConfig,
         progress: Progress | None,
     ) -> Iterator[Summary]:
+        selection = selection.for_model(self.trigram_blocking)
         done = total = 0
         for prepared in chunks:
             sections = [section for document in prepared for section in document.sections]

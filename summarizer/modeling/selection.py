@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import regex
 
@@ -40,12 +40,14 @@ class SelectionConfig:
 
     Exactly one length control applies: `max_words` if set, else `ratio` if set, else `k`.
     `ratio` keeps ratio * number of sentences, rounded half up, at least one sentence.
+    `trigram_blocking`: skip a sentence that shares a word trigram with one already chosen;
+    None: as the model says (`BertSumConfig.trigram_blocking`, `for_model`), on without one.
     """
 
     k: int = 3
     ratio: float | None = None
     max_words: int | None = None
-    trigram_blocking: bool = True
+    trigram_blocking: bool | None = None
     order: str = "document"
 
     def __post_init__(self) -> None:
@@ -53,6 +55,10 @@ class SelectionConfig:
         check(self.ratio is None or 0.0 < self.ratio <= 1.0, "ratio", f"must be in (0, 1], got {self.ratio}")
         check_at_least(self, 1, "max_words", nullable=True)
         check_choice(self, "order", ORDERS)
+
+    def for_model(self, trigram_blocking: bool) -> SelectionConfig:
+        """This selection with the model's `trigram_blocking` where it leaves it to the model."""
+        return self if self.trigram_blocking is not None else replace(self, trigram_blocking=trigram_blocking)
 
     def sentence_budget(self, num_sentences: int) -> int:
         """How many sentences `k` or `ratio` allows for a document of `num_sentences`."""
@@ -133,7 +139,8 @@ def select_sentences(
 
     `indices[j]` is a scored sentence and `scores[j]` its score. Candidates are taken by
     descending score (ties: earlier sentence first); with trigram blocking a candidate that
-    shares a word trigram with a chosen sentence is skipped. With `max_words`, sentences that
+    shares a word trigram with a chosen sentence is skipped, without it one whose words repeat a
+    chosen sentence's (a headline or a quote a page prints twice). With `max_words`, sentences that
     would pass the word budget are skipped. A sentence ending with a colon introduces what
     follows it (a list, a quotation, a figure), a title set as a sentence names it, one
     without an end mark is a heading, a list item or a fragment, and in a document written in
@@ -149,6 +156,7 @@ def select_sentences(
     budget = len(indices) if config.max_words is not None else config.sentence_budget(len(sentences))
     chosen: list[int] = []
     seen_trigrams: set[tuple[str, str, str]] = set()
+    seen_words: set[tuple[str, ...]] = set()  # a sentence repeated word for word is never taken twice
     words_used = 0
     for j in ranked:
         if len(chosen) >= budget:
@@ -158,11 +166,16 @@ def select_sentences(
             length = len(sentence.split())
             if words_used + length > config.max_words:
                 continue
-        if config.trigram_blocking:
+        if config.trigram_blocking is not False:
             trigrams = _trigrams(sentence)
             if trigrams & seen_trigrams:
                 continue
             seen_trigrams |= trigrams
+        else:
+            words = tuple(rouge_words(sentence))
+            if words in seen_words:
+                continue
+            seen_words.add(words)
         if config.max_words is not None:
             words_used += length
         chosen.append(indices[j])

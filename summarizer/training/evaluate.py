@@ -127,7 +127,7 @@ def _compare(
     ]
     return Evaluation(
         documents=len(sentences),
-        selection=selection,
+        selection=selection.for_model(summarizer.trigram_blocking),  # as the model's summaries were chosen
         systems={
             name: rouge(predictions, references, bootstrap_samples, summarizer.language)
             for name, predictions in zip(SYSTEMS, (model, lead, textrank, oracle))
@@ -202,7 +202,9 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps({"data": args.data, "split": args.split, **result.to_dict()}, indent=2))
     else:
         length = f"{args.ratio:g} of the sentences" if args.ratio is not None else f"{args.k} sentences"
-        print(f"{args.data}{f' ({args.split})' if args.split else ''}: {len(documents)} documents, {length}")
+        blocking = f"trigram blocking {'on' if result.selection.trigram_blocking else 'off'}"
+        where = f"{args.data}{f' ({args.split})' if args.split else ''}"
+        print(f"{where}: {len(documents)} documents, {length}, {blocking}")
         print(result.table())
     return 0
 

@@ -168,6 +168,8 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
     datamodule = build_datamodule(config, tokenizer)
     datamodule.load()  # bad data is reported before any progress bar or banner
     model = build_model(config.model)
+    if config.selection.trigram_blocking is not None:  # the selection it is validated with: its default
+        model.config.trigram_blocking = config.selection.trigram_blocking
     resume_from = resume_checkpoint(config) if resume else None
     validate = datamodule.has("validation")
     best_kept, trainer_callbacks = build_callbacks(config, tokenizer, validate)
@@ -475,7 +477,7 @@ def describe(selection: SelectionConfig) -> str:
         size = f"{selection.ratio:.0%} of the sentences"
     else:
         size = f"{selection.k} sentences"
-    return f"{size}, trigram blocking {'on' if selection.trigram_blocking else 'off'} for the model"
+    return f"{size}, trigram blocking {'off' if selection.trigram_blocking is False else 'on'} for the model"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
