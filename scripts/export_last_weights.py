@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 
 from summarizer.training.settings import load_config
-from summarizer.training.train import build_model, build_tokenizer, compact_export, export_model
+from summarizer.training.train import build_run_model, build_tokenizer, compact_export, export_model
 
 
 def main() -> int:
@@ -35,7 +35,7 @@ def main() -> int:
     saved = torch.load(checkpoint, map_location="cpu", weights_only=True)
     if "current_model_state" not in saved:
         sys.exit(f"export_last_weights: {checkpoint} holds no weight average: its weights are the last ones already")
-    model = build_model(config.model)
+    model = build_run_model(config)
     state = saved["current_model_state"]
     model.load_state_dict({name.removeprefix("model."): value for name, value in state.items()})
     export_model(model.eval(), build_tokenizer(config.model), args.target, *compact_export(config))

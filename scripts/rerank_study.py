@@ -30,7 +30,9 @@ sets, with and without the encoder's.
 `blend` summarizes the documents with both `--models` (ONNX Runtime, int8; they must read the
 same sentences) and prints the ROUGE-1 of the selection (`python -m summarizer.evaluate`'s
 options) over (1 - w) times the first model's sentence scores plus w times the second's, for w
-from 0 to 1, among the sentences both models score.
+from 0 to 1, among the sentences both models score, with trigram blocking unless
+`--no-trigram-blocking` (not each model's default). `features`' selection is the model's own
+(`news-accurate`: without trigram blocking).
 """
 
 from __future__ import annotations
@@ -225,6 +227,8 @@ def blend(args: argparse.Namespace) -> None:
         [(i, a, b) for i, (a, b) in enumerate(zip(first, second, strict=True)) if a is not None and b is not None]
         for first, second in zip(*runs, strict=True)
     ]
+    selection = selection.for_model(True)  # both models' scores alike, whatever either's default
+    print(f"trigram blocking {'on' if selection.trigram_blocking else 'off'} (--no-trigram-blocking: off)")
     for weight in (0.0, 0.25, 0.5, 0.75, 1.0):
         chosen = []
         for doc, scored in zip(sentences, both, strict=True):

@@ -1,4 +1,5 @@
 import json
+import shutil
 
 import pytest
 from conftest import export
@@ -98,6 +99,20 @@ def test_command_prints_json(tiny_model_dir, data_file, capsys):
     lead = report["systems"]["lead"]["rougeLsum"]
     assert lead["f1"] == pytest.approx(100.0) and lead["low"] <= lead["f1"] <= lead["high"]
     assert set(report["systems"]["model"]) == set(METRICS)
+
+
+def test_the_report_names_the_trigram_blocking_the_models_summaries_had(tiny_model_dir, data_file, tmp_path, capsys):
+    model = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, model)
+    config = json.loads((model / "config.json").read_text())
+    (model / "config.json").write_text(json.dumps({**config, "trigram_blocking": False}))
+    seen = []
+    for directory, options in ((tiny_model_dir, []), (model, []), (model, ["--trigram-blocking"])):
+        assert main(["--model", str(directory), "--data", str(data_file), "-k", "2", "--json", *options]) == 0
+        seen.append(json.loads(capsys.readouterr().out)["selection"]["trigram_blocking"])
+    assert seen == [True, False, True]
+    assert main(["--model", str(model), "--data", str(data_file), "-k", "2"]) == 0
+    assert "2 sentences, trigram blocking off" in capsys.readouterr().out
 
 
 def test_command_prints_a_table(tiny_model_dir, data_file, capsys):

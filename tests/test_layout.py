@@ -384,9 +384,15 @@ def test_markup_rules_leave_ordinary_text_alone(text, expected):
         ("It was shown twice [1]_ and once more [#note]_ in [CIT2002]_.", "It was shown twice and once more in."),
         # what is not markup stays: TeX's quotes, backticks inside a word, emphasis, a list's index
         (
-            "He said ``it works'' in x`y`z, *twice*, and then list[0]_x [1] `  spaced `.",
-            "He said ``it works'' in x`y`z, *twice*, and then list[0]_x [1] `  spaced `.",
+            "He said ``it works'' in x`y`z, *twice*, and then list[0]_x [1] `  spaced ` and array[1]_.",
+            "He said ``it works'' in x`y`z, *twice*, and then list[0]_x [1] `  spaced ` and array[1]_.",
         ),
+        # plain backticks keep a path's "~", an operator's "!" and a type's angle brackets
+        (
+            "Add it to `~/.bashrc`, prefer `!foo` to `!=`, and return `Vec<T>` from `git revert <FROM>`.",
+            "Add it to ~/.bashrc, prefer !foo to !=, and return Vec<T> from git revert <FROM>.",
+        ),
+        ("Go to `<https://python.org>`_ now.", "Go to https://python.org now."),  # a bare address
     ],
 )
 def test_restructured_text_inline_markup_reads_as_it_renders(text, expected):
@@ -399,10 +405,19 @@ def test_chinese_and_japanese_wrapped_at_a_terminal_width_join_without_spaces():
     wrapped = textwrap.fill(text, 20)
     assert "\n。" in wrapped
     assert paragraphs(f"{wrapped}\n\n見出し\n\n{wrapped}") == [text, text]  # the lone line is a heading
+    # a short line is not full: the next character would have fitted, so a heading under it stands alone
+    assert paragraphs(f"{wrapped}\n見出しです\n{wrapped}") == [text, text]
     assert split_sentences(wrapped)[:2] == [
         "メソッドのライフタイムは関数に似ています。",
         "通常の関数と同様にライフタイムを明示します。",
     ]
+
+
+def test_a_footnote_reference_alone_is_no_paragraph_and_a_long_line_of_marks_reads_fast():
+    assert paragraphs("Text here.\n\n[1]_\n\nMore text.\n\n[2]_ Its note.") == ["Text here.", "More text.", "Its note."]
+    # each read in linear time (a quadratic search for the closing marks took a minute on the first)
+    assert paragraphs("``a " * 50000) == ["``a " * 49999 + "``a"]
+    assert paragraphs("He said ``it works'' again. " * 7000) == [("He said ``it works'' again. " * 7000).strip()]
 
 
 def test_a_line_that_ends_in_an_article_or_a_preposition_goes_on():
@@ -416,6 +431,17 @@ def test_a_line_that_ends_in_an_article_or_a_preposition_goes_on():
     # a line that ends otherwise still ends its paragraph before a capital
     assert paragraphs("Dear Ann\nThe meeting moved to Monday.") == ["Dear Ann", "The meeting moved to Monday."]
     assert paragraphs("Dear Ann and\nThe meeting moved to Monday.") == ["Dear Ann and The meeting moved to Monday."]
+    # only into a word: not into quoted e-mail, nor into a Debian copyright file's blank-line dot
+    assert paragraphs("I will forward this to\n> Alice wrote:\n> Send it.") == [
+        "I will forward this to",
+        "> Alice wrote:",
+        "> Send it.",
+    ]
+    assert paragraphs("  under this License; or\n  .\n  d) to perform it.") == [
+        "under this License; or",
+        ".",
+        "d) to perform it.",
+    ]
 
 
 def test_a_quoted_block_is_looked_at_once_however_many_of_its_lines_start_with_three_marks(monkeypatch):

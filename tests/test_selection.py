@@ -118,10 +118,22 @@ def test_selection_invariants(document, k, blocking):
                 assert not trigram_sets[x] & trigram_sets[y]
 
 
-def test_without_trigram_blocking_a_sentence_repeated_word_for_word_is_taken_once():
+@pytest.mark.parametrize("blocking", [True, False])
+def test_a_sentence_repeated_word_for_word_is_taken_once(blocking):
     page = ["Storm closes the harbour.", "The harbour closed at noon.", "Storm closes the harbour!", "Boats wait."]
-    chosen = select_sentences(page, range(4), [0.9, 0.5, 0.8, 0.4], SelectionConfig(k=2, trigram_blocking=False))
+    chosen = select_sentences(page, range(4), [0.9, 0.5, 0.8, 0.4], SelectionConfig(k=2, trigram_blocking=blocking))
     assert chosen == [0, 1]  # not the headline again, in other punctuation
+    verdict = ["Not guilty.", "Not guilty!", "The jury left."]  # too short for a trigram
+    assert select_sentences(verdict, range(3), [0.9, 0.8, 0.1], SelectionConfig(k=2, trigram_blocking=blocking)) == [
+        0,
+        2,
+    ]
+
+
+@pytest.mark.parametrize("value", [0, 1, "no", "false"])
+def test_trigram_blocking_is_true_false_or_the_models(value):
+    with pytest.raises(ValueError, match="trigram_blocking must be true, false or null"):
+        SelectionConfig(trigram_blocking=value)
 
 
 def test_trigram_blocking_works_in_other_scripts():

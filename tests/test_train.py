@@ -448,7 +448,15 @@ def test_a_model_summarizes_by_default_with_the_selection_it_was_validated_with(
 ) -> None:
     overrides = (*ONE_PASS, "selection.trigram_blocking=false", "output.snapshots=[8]")
     result = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path, *overrides))
-    for directory in (result.export_dir, result.run_dir / "model-8"):
+    mixed = tmp_path / "mixed"  # a model interpolated from the run's models keeps the run's default
+    script = Path(__file__).resolve().parents[1] / "scripts" / "interpolate_models.py"
+    done = subprocess.run(
+        [sys.executable, script, result.run_dir, result.export_dir, result.run_dir / "model-8", "0.5", mixed],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    for directory in (result.export_dir, result.run_dir / "model-8", mixed):
         assert json.loads((directory / "config.json").read_text())["trigram_blocking"] is False
     assert Summarizer.from_pretrained(result.export_dir).trigram_blocking is False
     assert result.test is not None and result.test.selection.trigram_blocking is False

@@ -42,6 +42,7 @@ class SelectionConfig:
     `ratio` keeps ratio * number of sentences, rounded half up, at least one sentence.
     `trigram_blocking`: skip a sentence that shares a word trigram with one already chosen;
     None: as the model says (`BertSumConfig.trigram_blocking`, `for_model`), on without one.
+    Either way a sentence that repeats a chosen one word for word is skipped.
     """
 
     k: int = 3
@@ -55,6 +56,11 @@ class SelectionConfig:
         check(self.ratio is None or 0.0 < self.ratio <= 1.0, "ratio", f"must be in (0, 1], got {self.ratio}")
         check_at_least(self, 1, "max_words", nullable=True)
         check_choice(self, "order", ORDERS)
+        check(
+            self.trigram_blocking is None or isinstance(self.trigram_blocking, bool),
+            "trigram_blocking",
+            f"must be true, false or null, got {self.trigram_blocking!r}",
+        )
 
     def for_model(self, trigram_blocking: bool) -> SelectionConfig:
         """This selection with the model's `trigram_blocking` where it leaves it to the model."""
@@ -139,9 +145,9 @@ def select_sentences(
 
     `indices[j]` is a scored sentence and `scores[j]` its score. Candidates are taken by
     descending score (ties: earlier sentence first); with trigram blocking a candidate that
-    shares a word trigram with a chosen sentence is skipped, without it one whose words repeat a
-    chosen sentence's (a headline or a quote a page prints twice). With `max_words`, sentences that
-    would pass the word budget are skipped. A sentence ending with a colon introduces what
+    shares a word trigram with a chosen sentence is skipped; with it or without, one whose words
+    repeat a chosen sentence's (a headline or a quote a page prints twice, "Not guilty."). With
+    `max_words`, sentences that would pass the word budget are skipped. A sentence ending with a colon introduces what
     follows it (a list, a quotation, a figure), a title set as a sentence names it, one
     without an end mark is a heading, a list item or a fragment, and in a document written in
     sentence case (`cased`), one that begins with a stop word of `language` in lower case goes
@@ -166,16 +172,15 @@ def select_sentences(
             length = len(sentence.split())
             if words_used + length > config.max_words:
                 continue
+        words = tuple(rouge_words(sentence))
+        if words in seen_words:
+            continue
         if config.trigram_blocking is not False:
             trigrams = _trigrams(sentence)
             if trigrams & seen_trigrams:
                 continue
             seen_trigrams |= trigrams
-        else:
-            words = tuple(rouge_words(sentence))
-            if words in seen_words:
-                continue
-            seen_words.add(words)
+        seen_words.add(words)
         if config.max_words is not None:
             words_used += length
         chosen.append(indices[j])

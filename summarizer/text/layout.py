@@ -84,13 +84,16 @@ _UNDERLINE = re.compile(r"\s*([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 # space, an opening mark or a line's start and ends before white space, punctuation or the
 # line's end, as reStructuredText's own rules say; emphasis ("*cumsum*") is left as it is, as
 # plain text writes it too.
-_INLINE_LITERAL = re.compile(r"(?<![^\s\"'(\[{<‘“«/:-])``(?=\S)(.+?)(?<=\S)``(?![^\s\"')\]}>’”».,:;!?/\\-])")
+# A name's "~" (its last part) and "!" (not linked) and a target in angle brackets after a space
+# are read only where a role or a hyperlink's "_" says the text is markup: in plain backticks
+# "`~/.bashrc`", "`!foo`" and "`Vec<T>`" stay as written.
+_INLINE_LITERAL = re.compile(r"(?<![^\s\"'(\[{<‘“«/:-])``(?=\S)((?:(?!``).)+?)(?<=\S)``(?![^\s\"')\]}>’”».,:;!?/\\-])")
 _INTERPRETED = re.compile(
-    r"(?<![^\s\"'(\[{<‘“«/-])(?::[\w.+-]+(?::[\w.+-]+)?:)?`(?=[^\s`])([^`]*?[^\s`])`"
-    r"(?::[\w.+-]+:|__?)?(?![^\s\"')\]}>’”».,:;!?/\\-])"
+    r"(?<![^\s\"'(\[{<‘“«/-])(?P<role>:[\w.+-]+(?::[\w.+-]+)?:)?`(?=[^\s`])(?P<text>[^`]*?[^\s`])`"
+    r"(?P<after>:[\w.+-]+:|__?)?(?![^\s\"')\]}>’”».,:;!?/\\-])"
 )
-_TARGET = re.compile(r"^(.*?)\s*<[^<>]+>$", re.DOTALL)  # "the guide <guide>": its title
-_FOOTNOTE_REFERENCE = re.compile(r"\s?\[(?:#[\w-]*|\*|\d+|[^\W\d_][\w.-]*)\]_(?![\w`])")
+_TARGET = re.compile(r"^(.*?\S)\s+<[^<>]+>$", re.DOTALL)  # "the guide <guide>": its title
+_FOOTNOTE_REFERENCE = re.compile(r"(?:^|\s)\[(?:#[\w-]*|\*|\d+|[^\W\d_][\w.-]*)\]_(?![\w`])")
 # Two words joined by a hyphen (each pair of a longer compound); matched from where letters
 # start, so that a long run of letters is read once.
 _COMPOUND = re.compile(r"(?<![^\W\d_])([^\W\d_]+)-(?=([^\W\d_]+))")
@@ -146,6 +149,8 @@ _WIDE = regex.compile(r"[\p{East_Asian_Width=Wide}\p{East_Asian_Width=Fullwidth}
 # sentence and no heading goes on in the next line, whatever that begins with ("a specific
 # version of an" / "S3 object.").
 _OPEN_ENDED = re.compile(r"\s(?:a|an|the|of|and|or|nor|to|with|from|into)$")
+# What such a line goes on with: a word, perhaps after a quote, a bracket or markup ("`", ":role:").
+_GOES_ON = re.compile(r"[\"'“‘(\[`:]{0,2}\w")
 _SMALL_WORDS = frozenset("a an and as at by for from in into nor of on or the to vs with".split())
 
 
@@ -192,8 +197,9 @@ def paragraphs(
             titled = titled and title_case(current.split(), symbols=True)
             prose = not titled and (width is None or wrapped or (joined and _reads_as_prose(current)))
             if current and (prose or ends or note):  # a note, for the caller to leave out
-                text = current[bullet.end() :] if (bullet := _BULLET.match(current)) else current
-                result.append(rendered(text))
+                text = rendered(current[bullet.end() :] if (bullet := _BULLET.match(current)) else current)
+                if text:  # not a footnote reference alone
+                    result.append(text)
         if heading:
             bibliography.heading(tail)
 
@@ -268,17 +274,21 @@ def rendered(paragraph: str) -> str:
     if "`" not in paragraph and "]_" not in paragraph:
         return paragraph
     paragraph = _INLINE_LITERAL.sub(lambda m: m.group(1), paragraph)
-    return _FOOTNOTE_REFERENCE.sub("", _INTERPRETED.sub(_interpreted_text, paragraph))
+    return _FOOTNOTE_REFERENCE.sub("", _INTERPRETED.sub(_interpreted_text, paragraph)).strip()
 
 
 def _interpreted_text(match: re.Match[str]) -> str:
-    text = match.group(1)
+    text = match.group("text")
+    if not match.group("role") and not (match.group("after") or "").startswith("_"):
+        return text  # the default role: the text as written
     titled = _TARGET.match(text)
-    if titled and titled.group(1):  # "the guide <guide>", "Python <https://python.org>"
+    if titled:  # "the guide <guide>", "Python <https://python.org>"
         return titled.group(1)
-    if text.startswith("~"):  # "~email.header.Header": the last name
+    if text.startswith("<") and text.endswith(">"):  # "`<https://python.org>`_": the address
+        return text[1:-1]
+    if match.group("role") and text.startswith("~"):  # "~email.header.Header": the last name
         return text[1:].rsplit(".", 1)[-1]
-    return text.removeprefix("!")  # "!Header": a name not linked
+    return text.removeprefix("!") if match.group("role") else text  # "!Header": a name not linked
 
 
 def _lines(text: str) -> list[str]:
@@ -407,7 +417,7 @@ def _soft(line: str, following: str, width: int | None, full: bool, alone: bool 
     heading = alone and (_in_capitals(line) or numbered)
     if body[:1].islower() and not SENTENCE_END.search(line) and not heading:
         return True
-    if not indented and not heading and _OPEN_ENDED.search(line):
+    if not indented and not heading and _OPEN_ENDED.search(line) and _GOES_ON.match(body):
         return True  # "...a specific version of an" / "S3 object.": no sentence or heading ends so
     return not indented and full
 

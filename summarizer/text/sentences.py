@@ -32,9 +32,13 @@ _WORD = re.compile(r"\w")
 # Sentence ends that Punkt never considers, since it breaks only at '.', '?' and '!': those of
 # other scripts (Unicode's Sentence_Terminal: Chinese's and Japanese's full-width 。 ！ ？, which
 # no space follows; the danda । of Devanagari and Bengali; Arabic's ؟ and ۔; Armenian's ։;
-# Ethiopic's ።...), then perhaps closing quotes and brackets, before more text. A quote closed
-# after its end goes on when a word follows it at once (「はい。」と彼は言った。: "'Yes.', he said.").
-_OTHER_END = regex.compile(r"[\p{Sentence_Terminal}--[.!?]]+([\"'”’»)\]」』）】〉》〕]*+)(\s*)(?=\S)", regex.V1)
+# Ethiopic's ።...; not the full-width full stop "．" of "Ｎｏ．１", the one-dot leader of
+# "example․com" nor Myanmar's comma ၊), then perhaps closing quotes and brackets, before more
+# text. A quote or bracket closed after its end goes on when a word follows it at once
+# (「はい。」と彼は言った。: "'Yes.', he said.").
+_OTHER_END = regex.compile(
+    r"[\p{Sentence_Terminal}--[.!?\uff0e\u2024\u104a]]+([\"'”’»)\]」』）】〉》〕]*+)(\s*)(?=\S)", regex.V1
+)
 # A '!' or '?' ("Yahoo! is", "the panic! macro") or "etc." ("etc. are supported", "(gcc, etc.) and
 # run"), perhaps before closing quotes or brackets, goes on before a lower-case word in text that
 # is not all lower case: "etc." ends as many sentences as it does not, and before any other word
@@ -196,7 +200,7 @@ def paragraph_sentences(paragraphs: Sequence[str], language: str = "english") ->
 
 def _other_ends(sentence: str) -> list[str]:
     """`sentence` cut after each `_OTHER_END` that more text follows (not between two digits, nor
-    in a quote that a word follows at once)."""
+    in a quote or bracket that a word follows at once)."""
     pieces, start = [], 0
     for end in _OTHER_END.finditer(sentence):
         after = sentence[end.end() : end.end() + 1]

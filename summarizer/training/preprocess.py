@@ -25,7 +25,7 @@ from summarizer.training.data import LoadedData
 from summarizer.training.oracle import oracle_targets
 from summarizer.training.teacher import TeacherScores, teacher_targets
 
-CACHE_VERSION = 6  # raised whenever reading documents changes what a cached feature holds (6: "cf. Section")
+CACHE_VERSION = 7  # raised whenever reading documents changes what a cached feature holds (7: other scripts' ends)
 
 
 @dataclass(frozen=True)

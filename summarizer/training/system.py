@@ -87,8 +87,7 @@ class SummarizationSystem(pl.LightningModule):
         out = []
         for row, (sentences, indices) in enumerate(zip(batch.sentences, batch.sentence_indices)):
             scores = logits[row, : len(indices)].tolist()
-            selection = self.selection.for_model(self.model.config.trigram_blocking)
-            chosen = select_sentences(sentences, indices, scores, selection, self.model.config.language)
+            chosen = select_sentences(sentences, indices, scores, self.selection, self.model.config.language)
             out.append([sentences[i] for i in chosen])
         return out
 

@@ -71,6 +71,15 @@ class TrainResult:
     test: Evaluation | None = None
 
 
+def build_run_model(config: TrainConfig) -> BertSumModel:
+    """`build_model` for a run: the selection it is validated with (`selection.trigram_blocking`,
+    when set) is the model's default, which its exports keep."""
+    model = build_model(config.model)
+    if config.selection.trigram_blocking is not None:
+        model.config.trigram_blocking = config.selection.trigram_blocking
+    return model
+
+
 def build_model(config: ModelConfig) -> BertSumModel:
     """A new summarizer around the configured pretrained encoder."""
     encoder_dir = encoder_directory(config)
@@ -167,9 +176,7 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
     tokenizer = build_tokenizer(config.model)
     datamodule = build_datamodule(config, tokenizer)
     datamodule.load()  # bad data is reported before any progress bar or banner
-    model = build_model(config.model)
-    if config.selection.trigram_blocking is not None:  # the selection it is validated with: its default
-        model.config.trigram_blocking = config.selection.trigram_blocking
+    model = build_run_model(config)
     resume_from = resume_checkpoint(config) if resume else None
     validate = datamodule.has("validation")
     best_kept, trainer_callbacks = build_callbacks(config, tokenizer, validate)
