@@ -60,6 +60,13 @@ def test_options_reach_selection(summarizer):
     assert len(summarizer.summarize(repeated, k=3, trigram_blocking=False).indices) == 3
 
 
+def test_chinese_and_japanese_sentences_join_without_spaces(summarizer):
+    text = "メソッドは関数に似ています。ライフタイムを明示します。 Then English follows. 次の文です。"
+    summary = summarizer.summarize(text, k=4)
+    assert len(summary.sentences) == 4
+    assert str(summary) == text
+
+
 def test_list_of_sentences_is_taken_as_split(summarizer):
     sentences = ["First point is made here.", "Second point follows it.", "Third point ends it all."]
     summary = summarizer.summarize(sentences, k=5)

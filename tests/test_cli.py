@@ -123,6 +123,15 @@ def test_trigram_blocking_is_the_models_unless_an_option_says(tiny_model_dir, tm
         build_parser().parse_args(["--trigram-blocking", "--no-trigram-blocking", str(text)])
 
 
+def test_html_joins_chinese_and_japanese_sentences_without_spaces(run, tmp_path):
+    page = tmp_path / "ja.txt"
+    page.write_text("メソッドは関数に似ています。ライフタイムを明示します。Then English follows.")
+    code, out, _ = run(page, "--format", "html", "-k", "3")
+    assert code == 0
+    body = out[out.index("<p>") : out.index("</p>")]
+    assert "</span><" in body and "</span> <" in body  # no space between the two Japanese, one before English
+
+
 def test_html_highlights_and_escapes(run, tmp_path):
     page = tmp_path / "page.txt"
     page.write_text("The <script>alert('x')</script> tag & friends appeared. " + ARTICLE)

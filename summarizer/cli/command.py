@@ -41,6 +41,7 @@ from summarizer.errors import InputError, OutputError
 from summarizer.modeling.pipeline import Summarizer, Summary
 from summarizer.text.documents import FORMATS as INPUT_FORMATS
 from summarizer.text.documents import Document, format_of, read_document
+from summarizer.text.sentences import separator
 
 PROG = "summarize"
 FORMATS = ("text", "json", "jsonl", "html")
@@ -375,6 +376,8 @@ def _html_section(source: Source, summary: Summary) -> str:
     for index, (sentence, score, paragraph) in enumerate(
         zip(summary.document, summary.sentence_scores, summary.sentence_paragraphs)
     ):
+        if paragraphs.get(paragraph):  # a space before it, unless Chinese or Japanese follow each other
+            paragraphs[paragraph].append(separator(summary.document[index - 1], sentence))
         text = html.escape(sentence)
         title = f' title="score {score:.3f}"' if score is not None else ""
         if index in chosen:
@@ -383,7 +386,7 @@ def _html_section(source: Source, summary: Summary) -> str:
             part = f"<span{title}>{text}</span>"
         paragraphs.setdefault(paragraph, []).append(part)
     items = "".join(f"<li>{html.escape(sentence)}</li>\n" for sentence in summary.sentences)
-    body = "".join(f"<p>{' '.join(parts)}</p>\n" for parts in paragraphs.values())
+    body = "".join(f"<p>{''.join(parts)}</p>\n" for parts in paragraphs.values())
     return (
         f"<section>\n<h2>{html.escape(source.name)}</h2>\n"
         f'<div class="summary">\n<h3>Summary</h3>\n<ol>\n{items}</ol>\n</div>\n{body}</section>\n'

@@ -22,7 +22,7 @@ from summarizer.modeling.selection import SelectionConfig, select_sentences
 from summarizer.resources import base_encoder_dir, model_dir
 from summarizer.text.documents import Document, check_format, read_document
 from summarizer.text.layout import paragraphs as text_paragraphs
-from summarizer.text.sentences import paragraph_sentences, punkt_tokenizer
+from summarizer.text.sentences import join_sentences, paragraph_sentences, punkt_tokenizer
 
 # A document: its text (or bytes: a PDF's, or UTF-8 text) in the format the call names, a
 # `Document` already read, or its sentences already split.
@@ -63,7 +63,7 @@ class Summary:
     sentence_paragraphs: list[int]
 
     def __str__(self) -> str:
-        return " ".join(self.sentences)
+        return join_sentences(self.sentences)
 
 
 @dataclass(frozen=True)

@@ -143,7 +143,7 @@ _PLAIN_WORD = re.compile(r"[\"'“‘(]*[^\W\d_]+(?:['’-][^\W\d_]+)*[\"'”’
 _OPENING = "\"'“‘(["
 # The scripts that write no space between words, and their full-width punctuation: a line
 # wrapped between two of their characters joins the next without a space.
-_UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\u3000-\u303f\uff01-\uff60ー]")
+UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\u3000-\u303f\uff01-\uff60ー]")
 _WIDE = regex.compile(r"[\p{East_Asian_Width=Wide}\p{East_Asian_Width=Fullwidth}]")  # two columns each
 # A line that ends in one of English's articles, conjunctions or prepositions that end no
 # sentence and no heading goes on in the next line, whatever that begins with ("a specific
@@ -224,7 +224,7 @@ def paragraphs(
                     pieces[-1] = pieces[-1][:-1]
                     size -= 1
                 pieces.append(stripped)
-            elif _UNSPACED.match(pieces[-1][-1]) and _UNSPACED.match(stripped):
+            elif UNSPACED.match(pieces[-1][-1]) and UNSPACED.match(stripped):
                 pieces.append(stripped)  # Chinese and Japanese put no space between words
             else:
                 pieces.append(f" {stripped}")
@@ -439,7 +439,7 @@ def _full(line: str, following: str, width: int | None) -> bool:
     if width is None:
         return False
     body = following.expandtabs().lstrip()
-    if _UNSPACED.match(body[:1]) and _UNSPACED.match(line[-1:]):  # a word of one character, no space before it
+    if UNSPACED.match(body[:1]) and UNSPACED.match(line[-1:]):  # a word of one character, no space before it
         return _columns(line) + _columns(body[0]) > width * (1 - SLACK)
     next_word = _FIRST_WORD.match(body)
     return _columns(line) + 1 + _columns(next_word.group() if next_word else "") > width * (1 - SLACK)

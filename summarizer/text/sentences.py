@@ -18,7 +18,7 @@ import regex
 from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer
 
 from summarizer.errors import SettingError, check
-from summarizer.text.layout import LINE_BREAK, paragraphs
+from summarizer.text.layout import LINE_BREAK, UNSPACED, paragraphs
 
 # Punkt only considers a break where this matches ('.', '?' or '!' before a space or punctuation);
 # a line without a match is one sentence, and Punkt need not look at it.
@@ -167,6 +167,19 @@ def split_sentences(text: str | Sequence[str], language: str = "english") -> lis
     if not isinstance(text, str):
         return list(text)
     return [sentence for paragraph in paragraph_sentences(paragraphs(text), language) for sentence in paragraph]
+
+
+def separator(before: str, after: str) -> str:
+    """What goes between two sentences written one after the other: a space, or nothing between
+    two of Chinese's or Japanese's (which put no space between sentences or words)."""
+    return "" if UNSPACED.match(before[-1:]) and UNSPACED.match(after[:1]) else " "
+
+
+def join_sentences(sentences: Sequence[str]) -> str:
+    """`sentences` as one text, each `separator` apart."""
+    return "".join(
+        (separator(sentences[i - 1], sentence) if i else "") + sentence for i, sentence in enumerate(sentences)
+    )
 
 
 def reference_sentences(text: str, language: str = "english") -> list[str]:
