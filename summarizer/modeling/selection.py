@@ -129,8 +129,7 @@ def stands_apart(sentence: str, ordinary: Collection[str] = ()) -> bool:
     return leads_in(sentence) or is_title(sentence) or unended(sentence) or begins_lower(sentence, ordinary)
 
 
-def _trigrams(sentence: str) -> set[tuple[str, str, str]]:
-    words = rouge_words(sentence)
+def _trigrams(words: Sequence[str]) -> set[tuple[str, str, str]]:
     return set(zip(words, words[1:], words[2:]))
 
 
@@ -176,7 +175,7 @@ def select_sentences(
         if words in seen_words:
             continue
         if config.trigram_blocking is not False:
-            trigrams = _trigrams(sentence)
+            trigrams = _trigrams(words)
             if trigrams & seen_trigrams:
                 continue
             seen_trigrams |= trigrams

@@ -49,10 +49,12 @@ WIDTH_QUANTILE = 0.9
 # full when the next word would have passed the width less this share of it.
 SLACK = 0.1
 
+# Closing quotes and brackets, Chinese's and Japanese's too (」 』 ）), as a character class holds them.
+CLOSING_MARKS = "\"'”’»)\\]」』）】〉》〕"
 # A sentence's end: a full stop, question or exclamation mark of any script (Unicode's
 # Sentence_Terminal: also 。 । ؟ ։ ...), a colon or semicolon (ASCII or full-width) or an
-# ellipsis, then perhaps closing quotes and brackets (Chinese's and Japanese's too: 」 』 ）).
-SENTENCE_END = regex.compile(r"[\p{Sentence_Terminal}:;…\uff1a\uff1b][\"'”’»)\]」』）】〉》〕]*$")
+# ellipsis, then perhaps closing marks; searched from the end (`(?r)`), where it is found at once.
+SENTENCE_END = regex.compile(rf"(?r)[\p{{Sentence_Terminal}}:;…\uff1a\uff1b][{CLOSING_MARKS}]*$")
 # A synopsis's optional arguments ("[FILE...]", "[OPTION. . .]"): an ellipsis in brackets after a word.
 _BRACKETED_ELLIPSIS = re.compile(r"\w(?:\.\.\.|\. \. \.|…)\]$")
 # A list item: a bullet, or a number or parenthesized letter or roman numeral and a closing mark.
@@ -146,8 +148,8 @@ _OPENING = "\"'“‘(["
 UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\u3000-\u303f\uff01-\uff60ー]")
 _WIDE = regex.compile(r"[\p{East_Asian_Width=Wide}\p{East_Asian_Width=Fullwidth}]")  # two columns each
 # A line that ends in one of English's articles, conjunctions or prepositions that end no
-# sentence and no heading goes on in the next line, whatever that begins with ("a specific
-# version of an" / "S3 object.").
+# sentence and no heading goes on in the next line, when that begins with a word (`_GOES_ON`:
+# "a specific version of an" / "S3 object.").
 _OPEN_ENDED = re.compile(r"\s(?:a|an|the|of|and|or|nor|to|with|from|into)$")
 # What such a line goes on with: a word, perhaps after a quote, a bracket or markup ("`", ":role:").
 _GOES_ON = re.compile(r"[\"'“‘(\[`:]{0,2}\w")
@@ -224,7 +226,7 @@ def paragraphs(
                     pieces[-1] = pieces[-1][:-1]
                     size -= 1
                 pieces.append(stripped)
-            elif UNSPACED.match(pieces[-1][-1]) and UNSPACED.match(stripped):
+            elif unspaced(pieces[-1], stripped):
                 pieces.append(stripped)  # Chinese and Japanese put no space between words
             else:
                 pieces.append(f" {stripped}")
@@ -278,17 +280,25 @@ def rendered(paragraph: str) -> str:
 
 
 def _interpreted_text(match: re.Match[str]) -> str:
-    text = match.group("text")
-    if not match.group("role") and not (match.group("after") or "").startswith("_"):
+    text, role = match.group("text"), match.group("role")
+    if not role and not (match.group("after") or "").startswith("_"):
         return text  # the default role: the text as written
     titled = _TARGET.match(text)
     if titled:  # "the guide <guide>", "Python <https://python.org>"
         return titled.group(1)
     if text.startswith("<") and text.endswith(">"):  # "`<https://python.org>`_": the address
         return text[1:-1]
-    if match.group("role") and text.startswith("~"):  # "~email.header.Header": the last name
+    if not role:  # a hyperlink reference: "`PEP 8`_"
+        return text
+    if text.startswith("~"):  # "~email.header.Header": the last name
         return text[1:].rsplit(".", 1)[-1]
-    return text.removeprefix("!") if match.group("role") else text  # "!Header": a name not linked
+    return text.removeprefix("!")  # "!Header": a name not linked
+
+
+def unspaced(before: str, after: str) -> bool:
+    """Whether `before` and `after` meet without a space: both Chinese or Japanese (`UNSPACED`)
+    where they meet."""
+    return UNSPACED.match(before[-1:]) is not None and UNSPACED.match(after[:1]) is not None
 
 
 def _lines(text: str) -> list[str]:
@@ -439,7 +449,7 @@ def _full(line: str, following: str, width: int | None) -> bool:
     if width is None:
         return False
     body = following.expandtabs().lstrip()
-    if UNSPACED.match(body[:1]) and UNSPACED.match(line[-1:]):  # a word of one character, no space before it
+    if unspaced(line, body):  # a word of one character, no space before it
         return _columns(line) + _columns(body[0]) > width * (1 - SLACK)
     next_word = _FIRST_WORD.match(body)
     return _columns(line) + 1 + _columns(next_word.group() if next_word else "") > width * (1 - SLACK)
@@ -606,4 +616,4 @@ def _last_word(pieces: list[str]) -> str:
 def _columns(line: str) -> int:
     """The columns `line` takes on a terminal: its tabs expanded, a wide character (Chinese,
     Japanese, Korean, full-width forms) two."""
-    return len(line.expandtabs()) + len(_WIDE.findall(line))
+    return len(line.expandtabs()) + (0 if line.isascii() else len(_WIDE.findall(line)))

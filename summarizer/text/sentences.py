@@ -18,7 +18,7 @@ import regex
 from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer
 
 from summarizer.errors import SettingError, check
-from summarizer.text.layout import LINE_BREAK, UNSPACED, paragraphs
+from summarizer.text.layout import CLOSING_MARKS, LINE_BREAK, paragraphs, unspaced
 
 # Punkt only considers a break where this matches ('.', '?' or '!' before a space or punctuation);
 # a line without a match is one sentence, and Punkt need not look at it.
@@ -37,7 +37,7 @@ _WORD = re.compile(r"\w")
 # text. A quote or bracket closed after its end goes on when a word follows it at once
 # (「はい。」と彼は言った。: "'Yes.', he said.").
 _OTHER_END = regex.compile(
-    r"[\p{Sentence_Terminal}--[.!?\uff0e\u2024\u104a]]+([\"'”’»)\]」』）】〉》〕]*+)(\s*)(?=\S)", regex.V1
+    rf"[\p{{Sentence_Terminal}}--[.!?\uff0e\u2024\u104a]]+([{CLOSING_MARKS}]*+)(\s*)(?=\S)", regex.V1
 )
 # A '!' or '?' ("Yahoo! is", "the panic! macro") or "etc." ("etc. are supported", "(gcc, etc.) and
 # run"), perhaps before closing quotes or brackets, goes on before a lower-case word in text that
@@ -172,7 +172,7 @@ def split_sentences(text: str | Sequence[str], language: str = "english") -> lis
 def separator(before: str, after: str) -> str:
     """What goes between two sentences written one after the other: a space, or nothing between
     two of Chinese's or Japanese's (which put no space between sentences or words)."""
-    return "" if UNSPACED.match(before[-1:]) and UNSPACED.match(after[:1]) else " "
+    return "" if unspaced(before, after) else " "
 
 
 def join_sentences(sentences: Sequence[str]) -> str:
