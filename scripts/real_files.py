@@ -8,12 +8,13 @@ and judges every summary sentence: whole when it begins as a sentence begins (a 
 digit, an opening quote or bracket, or anything right after a sentence that ended) and ends
 with a full stop, question or exclamation mark, or colon (perhaps inside quotes or brackets);
 markup when it holds HTML tags or entities, Markdown link, image, emphasis, heading or table
-syntax, or code fences. Prints each file's sentences with their verdicts, then the share of
-whole sentences without markup over all files. Also counts the paragraphs read that are a
-typeset page's apparatus, not its text: a numbered reference entry ("[12] "), a caption ("Table
-1:", "Figure 2.", "Fig. 3:") or a footnote (its number set against its first word, "1The"), and
-where summaries come from: how many take their document's first sentence, and how far into
-their documents the chosen sentences lie on average (0 the first sentence, 1 the last).
+syntax, code fences, LaTeX commands or a citation's placeholder. Prints each file's sentences
+with their verdicts, then the share of whole sentences without markup over all files. Also
+counts the paragraphs read that are a typeset page's apparatus, not its text: a numbered
+reference entry ("[12] "), a caption ("Table 1:", "Figure 2.", "Fig. 3:") or a footnote (its
+number set against its first word, "1The"), and where summaries come from: how many take their
+document's first sentence, and how far into their documents the chosen sentences lie on average
+(0 the first sentence, 1 the last).
 The default files are licenses, READMEs, manuals, Markdown documents, web pages and PDFs that
 ship with Debian, Python and Rust.
 """
@@ -57,7 +58,8 @@ _END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _START = re.compile(r"[\"'“‘(\[]*[A-Z0-9]")
 _TAG = r"</?[a-zA-Z][\w-]*(?:\s+[\w-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"  # not "Result<T, E>"
 _APPARATUS = re.compile(r"\[\d{1,4}\]\s|(?:Table|Figure|Fig\.)\s+\d{1,3}[:.]\s|\d{1,2}[A-Z][a-z]")
-_MARKUP = re.compile(_TAG + r"|&[a-z]+;|&#\d+;|\]\(|!\[|\*\*|__\w|^#{1,6} |\|\s*-{3,}|```|\|.*\|.*\|")
+_LATEX = r"|\\[a-zA-Z]+|<cit\.>"  # a command, pylatexenc's placeholder for a citation
+_MARKUP = re.compile(_TAG + r"|&[a-z]+;|&#\d+;|\]\(|!\[|\*\*|__\w|^#{1,6} |\|\s*-{3,}|```|\|.*\|.*\|" + _LATEX)
 
 
 def verdict(sentence: str, previous: str | None) -> str:

@@ -7,6 +7,11 @@ class InputError(ValueError):
     """Input the package cannot use; the message says where and why."""
 
 
+class UnreadableDocument(InputError):
+    """A document its format's reader cannot turn into running text (the reason, without the
+    document's name: `summarizer.text.documents.read_document` adds it)."""
+
+
 class OutputError(Exception):
     """An output that cannot be written; the message names it."""
 

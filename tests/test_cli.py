@@ -1,3 +1,4 @@
+import importlib.util
 import io
 import json
 import os
@@ -291,6 +292,33 @@ def test_files_are_read_by_their_format(run, tmp_path):
     for record in records.values():
         for sentence in record["sentences"]:
             assert any(sentence in paragraph for paragraph in PARAGRAPHS) or "mayor" in sentence, sentence
+
+
+def test_latex_word_and_notebook_files_are_read_by_their_format(run, tmp_path):
+    from test_latex import INTRO, PAPER
+    from test_notebook import NOTEBOOK
+
+    folder = tmp_path / "papers"
+    (folder / "sections").mkdir(parents=True)
+    (folder / "sections" / "intro.tex").write_text(INTRO)
+    (folder / "paper.tex").write_text(PAPER)
+    (folder / "analysis.ipynb").write_text(json.dumps(NOTEBOOK))
+    files = [folder / "paper.tex", folder / "analysis.ipynb"]
+    if importlib.util.find_spec("docx"):
+        from test_word import report_bytes
+
+        (folder / "report.docx").write_bytes(report_bytes())
+        files.append(folder / "report.docx")
+    code, out, err = run(*files, "--format", "jsonl", "-k", "40")  # every sentence read
+    assert code == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [Path(record["file"]).name for record in records] == [path.name for path in files]
+    for record in records:
+        assert len(record["sentences"]) >= 2
+        for sentence in record["sentences"]:
+            assert sentence.endswith("."), sentence  # whole sentences, no markup
+            assert not any(mark in sentence for mark in "\\{}$#*[]<>"), sentence
+    assert any("future latent states" in sentence for sentence in records[0]["sentences"])  # from an \\input file
 
 
 def test_input_format_overrides_the_extension_and_stdin(run, tmp_path, monkeypatch):

@@ -519,8 +519,8 @@ def test_binary_bytes_are_refused_in_text_formats(format):
 
 
 def test_unknown_format_is_a_value_error():
-    with pytest.raises(ValueError, match="format must be one of text, markdown, html, pdf"):
-        read_document("x", "docx", "x")
+    with pytest.raises(ValueError, match="format must be one of text, markdown, html, pdf, latex, docx, notebook"):
+        read_document("x", "rtf", "x")
 
 
 def test_html_without_the_formats_extra_is_one_line_naming_it(monkeypatch):

@@ -1,7 +1,8 @@
 """The `summarize` command: summarize files, directories or stdin with a trained model.
 
 Each input file is one document, read in the format its extension names (plain text, Markdown,
-HTML or PDF; `--input-format` overrides it; stdin is plain text unless told). Exit status: 0
+HTML, PDF, LaTeX, Word .docx or a Jupyter notebook; `--input-format` overrides it; stdin is
+plain text unless told). Exit status: 0
 when every input was summarized, 1 when some input or output failed (each reported on stderr,
 the rest still summarized), 2 for usage errors and models that cannot be loaded; 130, 143
 and 129 when stopped by SIGINT, SIGTERM or SIGHUP, 141 when the reader of stdout goes away
@@ -77,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--input-format",
         choices=INPUT_FORMATS,
         help="read every input as this format (default: by extension: .md markdown, .html/.htm html, "
-        ".pdf pdf, any other and stdin plain text)",
+        ".pdf pdf, .tex latex, .docx docx, .ipynb notebook, any other and stdin plain text)",
     )
     add_selection_arguments(parser, summaries=True)
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
@@ -269,7 +270,7 @@ def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_for
             f"{source.name}: larger than the input limit of {limit / 1_000_000:g} MB (raise it with --max-input-mb)"
         )
     format = input_format or ("text" if source.path is None else format_of(source.path))
-    document = read_document(data, format, source.name)
+    document = read_document(data, format, source.name, None if source.path is None else source.path.parent)
     if not document.paragraphs:
         blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
         raise InputError(

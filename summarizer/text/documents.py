@@ -1,4 +1,5 @@
-"""Documents as people have them: plain text, Markdown, HTML or PDF in, running text out.
+"""Documents as people have them: plain text, Markdown, HTML, PDF, LaTeX, Word or Jupyter
+notebooks in, running text out.
 
 A `Document` is the paragraphs of a document's running text, each one line, in reading order:
 what is left once a file's format is read. Plain text goes through `summarizer.text.layout` (soft
@@ -6,7 +7,9 @@ wraps joined); Markdown through markdown-it-py (paragraphs, list items and block
 their link text; no headings, code, tables, images or HTML); HTML through trafilatura (the
 page's main text, never its navigation, scripts or markup); PDF through pypdf, then the plain
 text rules (running headers, footers, page numbers and verbatim blocks in a fixed-pitch font
-dropped), then without captions and footnotes (`summarizer.text.typeset`).
+dropped), then without captions and footnotes (`summarizer.text.typeset`); LaTeX through
+pylatexenc (`summarizer.text.latex`: the body as typeset, with its inputs); Word (.docx) through
+python-docx and notebooks through their Markdown cells (`summarizer.text.office`).
 """
 
 from __future__ import annotations
@@ -23,17 +26,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from summarizer.errors import InputError, first_line
+from summarizer.errors import InputError, UnreadableDocument, first_line
+from summarizer.text.latex import latex_paragraphs
 from summarizer.text.layout import LINE_BREAK, SENTENCE_END, is_section_heading
 from summarizer.text.layout import paragraphs as text_paragraphs
+from summarizer.text.notebook import notebook_markdown
 from summarizer.text.pdf_spacing import explicit_spacing
 from summarizer.text.typeset import is_note, running_paragraphs, with_bullets
+from summarizer.text.word import docx_paragraphs
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-FORMATS = ("text", "markdown", "html", "pdf")
+FORMATS = ("text", "markdown", "html", "pdf", "latex", "docx", "notebook")
+BINARY_FORMATS = ("pdf", "docx")  # read from bytes, never decoded as text
 EXTENSIONS = {
     ".md": "markdown",
     ".markdown": "markdown",
@@ -43,6 +50,11 @@ EXTENSIONS = {
     ".htm": "html",
     ".xhtml": "html",
     ".pdf": "pdf",
+    ".tex": "latex",
+    ".ltx": "latex",
+    ".latex": "latex",
+    ".docx": "docx",
+    ".ipynb": "notebook",
 }
 FORMATS_EXTRA = "pip install 'bertsum[formats]'"
 # Lines a PDF page starts or ends with that are running headers or footers when they recur
@@ -86,11 +98,6 @@ _CODE_AROUND = frozenset("highlight codehilite sourcecode listingblock literal-b
 _CODE_PREFIXES = ("language-", "lang-", "brush:", "highlight-")  # on the <pre>, its <code>, or around
 
 
-class UnreadableDocument(InputError):
-    """A document its format's reader cannot turn into running text (the reason, without the
-    document's name: `read_document` adds it)."""
-
-
 @dataclass(frozen=True)
 class Document:
     """The running text of a document: one paragraph per entry, each on one line."""
@@ -105,7 +112,7 @@ class Document:
             data = path.read_bytes()
         except OSError as error:
             raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
-        return read_document(data, format or format_of(path), str(path))
+        return read_document(data, format or format_of(path), str(path), path.parent)
 
     @classmethod
     def from_text(cls, text: str | bytes, format: str = "text") -> Document:
@@ -123,18 +130,29 @@ def check_format(format: str) -> None:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
 
 
-def read_document(data: str | bytes, format: str, name: str) -> Document:
+def read_document(data: str | bytes, format: str, name: str, directory: Path | None = None) -> Document:
     """The running text of `data` read as `format` (perhaps none: `Document.paragraphs` is
-    empty); an `InputError` naming `name` when it cannot be read as that format."""
+    empty); an `InputError` naming `name` when it cannot be read as that format. `directory` is
+    the file's, where a LaTeX document's `\\input` files are read from (none without it)."""
     check_format(format)
     try:
-        if format == "pdf":
+        if format in BINARY_FORMATS:
             if isinstance(data, str):
-                raise UnreadableDocument("a PDF is read from its bytes, not from text")
-            return Document(tuple(pdf_paragraphs(data)))
+                raise UnreadableDocument(f"a {_NAMES[format]} is read from its bytes, not from text")
+            if format == "pdf":
+                return Document(tuple(pdf_paragraphs(data)))
+            return Document(tuple(p for p in docx_paragraphs(data) if _is_running_text(p)))
         if isinstance(data, bytes):
             data = _decode(data, keep_bytes=format == "html")
-        return Document(tuple(_READERS[format](data)) if data.strip() else ())
+        if not data.strip():
+            return Document(())
+        if format == "latex":
+            assert isinstance(data, str)
+            return Document(tuple(p for p in latex_paragraphs(data, directory) if _is_running_text(p)))
+        if format == "notebook":
+            assert isinstance(data, str)
+            return Document(tuple(p for cell in notebook_markdown(data) for p in markdown_paragraphs(cell)))
+        return Document(tuple(_READERS[format](data)))
     except UnreadableDocument as error:
         raise InputError(f"{name}: {error}") from None
 
@@ -481,6 +499,7 @@ def _running_key(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split()).lower())
 
 
+_NAMES = {"pdf": "PDF", "docx": "Word document"}
 # Each reader takes text; html's takes a page's undecoded bytes too (`_decode` keeps them for it).
 _READERS: dict[str, Callable[[Any], list[str]]] = {
     "text": text_paragraphs,

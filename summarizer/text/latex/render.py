@@ -1,0 +1,232 @@
+"""pylatexenc's renderer, taught what a reader of the typeset document sees: the apparatus
+left out (`DROPPED`, `DROPPED_ENVIRONMENTS`), paragraphs where sections, list items and
+paragraph-like blocks start, references and citations as the document prints them, its own
+commands expanded, and the math and units pylatexenc does not know."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from summarizer.text.latex import citations
+from summarizer.text.latex.definitions import Command, chosen_branches
+from summarizer.text.latex.numbering import NAMES, SECTIONS, UNKNOWN
+from summarizer.text.latex.source import argument_nodes, inner_source, last_argument, parse
+
+MAX_EXPANSION_DEPTH = 16  # a command defined by way of another, as deep as this
+PARAGRAPH = "\n\n"
+MARK = "\x01"  # a footnote's mark: it goes with the space before it
+XSPACE = "\x02"  # \xspace: a space, unless punctuation follows
+DISPLAY, DISPLAYED = "\x06", "\x07"  # around display math: in its sentence, unless it starts a paragraph
+# Environments whose content is not running text: floats, code, bibliography, hidden text.
+DROPPED_ENVIRONMENTS = frozenset(
+    "figure figure* table table* wrapfigure wraptable sidewaysfigure sidewaystable subfigure subtable "
+    "tabular tabular* tabularx tabulary longtable supertabular array tikzpicture picture pgfpicture "
+    "algorithm algorithm* algorithmic algorithm2e lstlisting verbatim verbatim* Verbatim minted alltt "
+    "thebibliography comment titlepage filecontents filecontents* tablenotes".split()
+)
+# Environments whose content stands in paragraphs of its own, and lists set inside a sentence.
+BLOCKS = frozenset(
+    "itemize enumerate description compactitem compactenum compactdesc asparaenum asparaitem abstract quote "
+    "quotation center flushleft flushright proof minipage".split()
+)
+INLINE_LISTS = frozenset("itemize* enumerate* description* inparaenum inparaitem inparadesc".split())
+DROPPED = frozenset(
+    "title author date thanks maketitle caption captionof label bibliography bibliographystyle printbibliography "
+    "addbibresource tableofcontents listoffigures listoftables includegraphics nocite keywords vspace hspace "
+    "newpage clearpage pagebreak linebreak noindent centering appendix input include subfile import subimport "
+    "affil affiliation email newcommand renewcommand providecommand DeclareRobustCommand DeclareMathOperator "
+    "def let usepackage documentclass todo missingfigure listoftodos newif newtheorem theoremstyle setlength "
+    "addtolength setcounter graphicspath captionsetup bibitem tnote".split()
+)
+FOOTNOTES = ("footnote", "footnotetext", "footnotemark", "thanks")
+REFERENCES = {"ref": False, "pageref": False, "eqref": False, "nameref": False,
+              "autoref": True, "Autoref": True, "cref": True, "Cref": True}  # fmt: skip
+# Math and units pylatexenc leaves out, as the characters they print.
+RELATIONS = {
+    "ne": "≠", "land": "∧", "lor": "∨", "iff": "⟺", "implies": "⟹", "impliedby": "⟸", "models": "⊨",
+    "coloneqq": "≔", "coloneq": "≔", "eqqcolon": "≕", "vee": "∨", "wedge": "∧",
+}  # fmt: skip
+SYMBOLS = {
+    "bot": "⊥", "|": "‖", "Vert": "‖",
+    "meter": "m", "metre": "m", "second": "s", "kilogram": "kg", "gram": "g", "percent": "%", "hertz": "Hz",
+    "kilo": "k", "mega": "M", "giga": "G", "tera": "T", "milli": "m", "micro": "µ", "nano": "n", "byte": "B",
+    "celsius": "°C", "degreeCelsius": "°C", "watt": "W", "joule": "J", "volt": "V", "ampere": "A",
+    "newton": "N", "hour": "h", "minute": "min", "litre": "L", "liter": "L", "bit": "bit", "per": "/",
+}  # fmt: skip
+_XSPACE_PUNCTUATION = re.compile(rf"{XSPACE}(?=[.,;:!?)\]'’”]|$)")
+_LEADING_DISPLAY = re.compile(rf"(?:(?<=\n\n)|^)(?:\s*{DISPLAY}[^{DISPLAYED}]*{DISPLAYED})+")
+_DISPLAY_MARKS = re.compile(f"[{DISPLAY}{DISPLAYED}]")
+_BEFORE_MARK = re.compile(rf"[^\S\n]*\n?[^\S\n]*{MARK}")
+
+
+def renderer(
+    labels: dict[str, tuple[str, str]],
+    commands: dict[str, Command],
+    references: dict[str, citations.Reference],
+    switches: dict[str, bool],
+) -> Any:
+    """A pylatexenc `LatexNodes2Text` for one document."""
+    return _renderer_class()(labels, commands, references, switches)
+
+
+def finished(text: str) -> str:
+    """Rendered text with its marks resolved: citations as `citations.resolved` reads them,
+    footnote marks out with the space before them, display math that starts a paragraph out,
+    `\\xspace` a space unless punctuation follows."""
+    text = citations.resolved(_BEFORE_MARK.sub("", text))
+    text = _DISPLAY_MARKS.sub("", _LEADING_DISPLAY.sub("", text))  # math that starts a paragraph is no sentence's
+    return _XSPACE_PUNCTUATION.sub("", text).replace(XSPACE, " ")
+
+
+@functools.cache
+def _renderer_class() -> type:
+    from pylatexenc.latex2text import LatexNodes2Text
+    from pylatexenc.latexwalker import LatexEnvironmentNode
+
+    class Renderer(LatexNodes2Text):
+        def __init__(
+            self,
+            labels: dict[str, tuple[str, str]],
+            commands: dict[str, Command],
+            references: dict[str, citations.Reference],
+            switches: dict[str, bool],
+        ) -> None:
+            super().__init__(latex_context=_text_context(), math_mode="text")
+            self.labels, self.commands, self.references, self.switches = labels, commands, references, switches
+            self.depth = 0
+            self.defined = tuple(sorted((name, c.spec) for name, c in commands.items() if c.arguments))
+
+        def macro_node_to_text(self, node: Any) -> str:
+            command = self.commands.get(node.macroname)
+            if command is None or self.depth >= MAX_EXPANSION_DEPTH:
+                return str(super().macro_node_to_text(node))
+            values = [None if a is None else inner_source(a) for a in argument_nodes(node) or []]
+            if command.default is not None and values and values[0] is None:
+                values[0] = command.default
+            body = re.sub(r"#([1-9])", lambda m: _nth(values, int(m.group(1)) - 1), command.body)
+            self.depth += 1
+            try:
+                text = str(self.nodelist_to_text(chosen_branches(parse(body, self.defined), self.switches)))
+            finally:
+                self.depth -= 1
+            # TeX drops the space after a command's name; a sentence that reads "\\method is" means one.
+            return text + (" " if not command.arguments and bool(getattr(node, "macro_post_space", None)) else "")
+
+        def math_node_to_text(self, node: Any) -> str:
+            """Math as text, display math too: in its sentence, as the page sets it."""
+            text = " ".join(str(super().math_node_to_text(node)).split())
+            if isinstance(node, LatexEnvironmentNode) or node.displaytype == "display":
+                return f" {DISPLAY}{text}{DISPLAYED} "
+            return text
+
+        def reference(self, node: Any, named: bool) -> str:
+            keys = [key.strip() for key in last_argument(node).split(",") if key.strip()]
+            found = [self.labels.get(key, UNKNOWN) for key in keys]
+            if node.macroname == "eqref":
+                return _listed([f"({number})" for _kind, number in found])
+            if node.macroname == "pageref":
+                return "??"  # a page number, which only typesetting knows
+            if not named:
+                return _listed([number for _kind, number in found])
+            kinds = {kind for kind, _number in found}
+            if len(kinds) == 1:  # "Figures 1 and 2"
+                plural = "s" if len(found) > 1 else ""
+                return f"{_name(found[0][0])}{plural} {_listed([number for _kind, number in found])}"
+            return _listed([f"{_name(kind)} {number}" for kind, number in found])
+
+        def citation(self, node: Any) -> str:
+            keys = [key.strip() for key in last_argument(node).split(",") if key.strip()]
+            name = node.macroname
+            if name in citations.PARENTHETICAL:
+                return citations.CITED + citations.citation_text(keys, self.references) + citations.ENDED
+            form = "authors" if name in citations.AUTHORS else "year" if name in citations.YEARS else "author-year"
+            text = citations.citation_text(keys, self.references, form)
+            return f"({text})" if name == "citeyearpar" else text
+
+    return Renderer
+
+
+def _name(kind: str) -> str:
+    return NAMES.get(kind, kind if kind[:1].isupper() else "Section")
+
+
+def _listed(items: Sequence[str]) -> str:
+    """ "1", "1 and 2", "1, 2 and 3"."""
+    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
+
+
+def _nth(values: Sequence[str | None], index: int) -> str:
+    return (values[index] or "") if index < len(values) else ""
+
+
+@functools.cache
+def _text_context() -> Any:
+    from pylatexenc import latex2text
+    from pylatexenc.latex2text import EnvironmentTextSpec, MacroTextSpec
+
+    def paragraph(_node: Any) -> str:
+        return PARAGRAPH
+
+    def item(node: Any, l2tobj: Any) -> str:
+        label = (argument_nodes(node) or [None])[0]
+        text = " ".join(str(l2tobj.nodelist_to_text([label])).split()) if label is not None else ""
+        return PARAGRAPH + (f"{text}{'' if text[-1:] in ':.' else ':'} " if text else "")
+
+    def reference(named: bool) -> Any:
+        return lambda node, l2tobj: l2tobj.reference(node, named)
+
+    def citation(node: Any, l2tobj: Any) -> str:
+        return str(l2tobj.citation(node))
+
+    def link_text(node: Any, l2tobj: Any) -> str:
+        arguments = [a for a in argument_nodes(node) or [] if a is not None]
+        return str(l2tobj.nodelist_to_text(arguments[-1:]))
+
+    def arguments_text(separator: str) -> Any:
+        def text(node: Any, l2tobj: Any) -> str:
+            arguments = [a for a in argument_nodes(node) or [] if getattr(a, "delimiters", None) == ("{", "}")]
+            return separator.join(str(l2tobj.nodelist_to_text([a])).strip() for a in arguments)
+
+        return text
+
+    def block(node: Any, l2tobj: Any) -> str:
+        return PARAGRAPH + str(l2tobj.nodelist_to_text(node.nodelist)) + PARAGRAPH
+
+    def inline(node: Any, l2tobj: Any) -> str:  # a list run into its sentence (itemize*, inparaenum)
+        return " ".join(str(l2tobj.nodelist_to_text(node.nodelist)).split())
+
+    macros = [MacroTextSpec(name, simplify_repl=lambda _node: MARK) for name in FOOTNOTES]
+    cited = citations.PARENTHETICAL | citations.AUTHOR_YEAR | citations.AUTHORS | citations.YEARS
+    macros += [MacroTextSpec(name, simplify_repl=citation) for name in sorted(cited)]
+    macros += [MacroTextSpec(name, simplify_repl=paragraph) for name in (*SECTIONS, "par")]
+    macros += [MacroTextSpec(name, discard=True) for name in sorted(DROPPED)]
+    macros += [MacroTextSpec(name, simplify_repl=reference(named)) for name, named in REFERENCES.items()]
+    macros += [MacroTextSpec(name, simplify_repl=symbol) for name, symbol in SYMBOLS.items()]
+    macros += [MacroTextSpec(name, simplify_repl=f" {symbol} ") for name, symbol in RELATIONS.items()]
+    macros += [
+        MacroTextSpec("item", simplify_repl=item),
+        MacroTextSpec("href", simplify_repl=link_text),
+        MacroTextSpec("hyperref", simplify_repl=link_text),
+        MacroTextSpec("url", simplify_repl=lambda node: last_argument(node).strip()),
+        MacroTextSpec("xspace", simplify_repl=lambda _node: XSPACE),
+        MacroTextSpec("S", simplify_repl="§"),
+        MacroTextSpec("@ifnextchar", simplify_repl=lambda node: ""),
+        MacroTextSpec("tfrac", simplify_repl=arguments_text("/")),
+        MacroTextSpec("dfrac", simplify_repl=arguments_text("/")),
+        MacroTextSpec("binom", simplify_repl=lambda node, l2tobj: f"C({arguments_text(', ')(node, l2tobj)})"),
+        MacroTextSpec("SI", simplify_repl=arguments_text(" ")),
+        MacroTextSpec("qty", simplify_repl=arguments_text(" ")),
+        *(MacroTextSpec(name, discard=False) for name in ("mbox", "textsuperscript", "textsubscript", "operatorname")),
+        *(MacroTextSpec(name, discard=False) for name in ("si", "num", "unit")),
+    ]
+    environments = [EnvironmentTextSpec(name, discard=True) for name in sorted(DROPPED_ENVIRONMENTS)]
+    environments += [EnvironmentTextSpec(name, simplify_repl=block) for name in sorted(BLOCKS)]
+    environments += [EnvironmentTextSpec(name, simplify_repl=inline) for name in sorted(INLINE_LISTS)]
+    context = latex2text.get_default_latex_context_db()
+    context.add_context_category("bertsum", macros=macros, environments=environments, prepend=True)
+    context.set_unknown_macro_spec(MacroTextSpec("", discard=False))  # \mbox-like: its text
+    context.set_unknown_environment_spec(EnvironmentTextSpec("", simplify_repl=block))  # a theorem, a box
+    return context

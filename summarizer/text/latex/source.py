@@ -1,0 +1,173 @@
+"""A LaTeX document's source: its `\\input` files read in, comment lines out, and parsed by
+pylatexenc (with the argument specs of the commands it does not know)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from summarizer.errors import UnreadableDocument
+
+MAX_INPUT_DEPTH = 8  # \input inside \input, as deep as this
+MAX_INPUT_CHARS = 20_000_000  # the document with its inputs, at most
+# Commands that read a file in: \input and \include (relative to where the document is read
+# from), \subfile (the subfiles package: the file's own document body), \import and \subimport
+# (the import package: a directory, then a file in it; \subimport's is relative to the file it
+# is in, \import's to the main file).
+INPUTS = ("input", "include", "subfile", "import", "subimport")
+_INPUT = re.compile(r"\\(?:input|include|subfile|import|subimport)(?![a-zA-Z@])")
+_BARE_INPUT = re.compile(r"\\input[ \t]+([^\s{}%\\]+)")  # TeX's own form: \input sections/intro
+_COMMENT_LINE = re.compile(r"(?m)^[ \t]*(?<!\\)%.*(?:\n|\Z)")  # a line that is all comment goes whole
+# Forms pylatexenc cannot parse as TeX reads them: \let\a=\b (prints nothing) and \if0, the idiom
+# that hides what follows up to its \fi (it compares "0" with the next character).
+_LET = re.compile(r"\\let\s*\\(?:[a-zA-Z@]+|.)\s*=?\s*\\(?:[a-zA-Z@]+|.)")
+_IF_ZERO = re.compile(r"\\if\s*0(?![0-9])")
+# Arguments of commands that pylatexenc's parser does not know (its argument specs: "{" a
+# mandatory argument, "[" an optional one, "*" a star).
+ARGUMENTS = {
+    "caption": "*[{", "captionof": "*{[{", "href": "{{", "footnotetext": "[{", "thanks": "{", "paragraph": "*[{",
+    "subparagraph": "*[{", "hyperref": "[{", "subfile": "{", "import": "{{", "subimport": "*{{", "pageref": "*{",
+    "parencite": "*[[{", "autocite": "*[[{", "footcite": "*[[{", "supercite": "[[{", "textcite": "*[[{",
+    "Textcite": "*[[{", "Citet": "*[[{", "Citep": "*[[{", "Citealt": "*[[{", "Citeauthor": "*[[{",
+    "citeyearpar": "*[[{", "nameref": "*{", "Autoref": "*{", "addbibresource": "[{", "printbibliography": "[",
+    "keywords": "{", "affil": "[{", "affiliation": "{", "email": "{", "xspace": "", "captionsetup": "[{",
+    "textsuperscript": "{", "textsubscript": "{", "bibliography": "{", "bibliographystyle": "{",
+    "setlength": "{{", "addtolength": "{{", "setcounter": "{{", "graphicspath": "{", "newtheorem": "*{[{[",
+    "theoremstyle": "{", "def": "{{", "todo": "[{", "missingfigure": "[{", "SI": "[{{", "si": "[{",
+    "num": "[{", "qty": "[{{", "unit": "[{", "tfrac": "{{", "dfrac": "{{", "binom": "{{", "operatorname": "*{",
+    "bibitem": "[{", "@ifnextchar": "{{{", "newif": "{", "subfloat": "[[{", "tnote": "{",
+}  # fmt: skip
+ENVIRONMENT_ARGUMENTS = {
+    "itemize*": "[", "enumerate*": "[", "description*": "[", "inparaenum": "[", "inparaitem": "[",
+    "compactitem": "[", "compactenum": "[", "asparaenum": "[", "asparaitem": "[", "subfigure": "[{",
+    "subtable": "[{", "minipage": "[[[{", "wrapfigure": "[{[{", "wraptable": "[{[{",
+}  # fmt: skip
+
+
+def with_inputs(source: str, directory: Path | None) -> str:
+    """`source` with each file it reads in (`INPUTS`) in its place, read under `directory` and
+    never outside it; an input that is missing, unreadable or outside, or all of them without a
+    directory, is left out (a line it stood alone on goes whole)."""
+    if directory is None:
+        return _inputs(source, None, None, 0)
+    root = directory.resolve()
+    return _inputs(source, root, root, 0)
+
+
+def _inputs(source: str, root: Path | None, base: Path | None, depth: int, chain: tuple[Path, ...] = ()) -> str:
+    source = _BARE_INPUT.sub(r"\\input{\1}", source)
+    if not _INPUT.search(source):
+        return source
+    from pylatexenc.latexwalker import LatexMacroNode
+
+    found = [n for n in walk(parse(source)) if isinstance(n, LatexMacroNode) and n.macroname in INPUTS]
+    pieces, end = [], len(source)
+    for node in sorted(found, key=lambda n: n.pos, reverse=True):
+        start, stop = node.pos, node.pos + node.len
+        if stop > end:  # inside an input already placed (none are: an input's argument holds no input)
+            continue
+        placed = _read_input(node, root, base, depth, chain)
+        line_start, line_end = source.rfind("\n", 0, start) + 1, source.find("\n", stop)
+        alone = not source[line_start:start].strip() and not source[stop : max(line_end, stop)].strip()
+        if placed is None and alone:
+            start, stop = line_start, stop if line_end < 0 else line_end + 1
+        pieces += [source[stop:end], "" if placed is None else placed.rstrip("\n")]
+        end = start
+    pieces.append(source[:end])
+    result = "".join(reversed(pieces))
+    if len(result) > MAX_INPUT_CHARS:
+        raise UnreadableDocument(f"longer than {MAX_INPUT_CHARS:,} characters with its input files")
+    return result
+
+
+def _read_input(node: Any, root: Path | None, base: Path | None, depth: int, chain: tuple[Path, ...]) -> str | None:
+    """The text of the file `node` reads in, its own inputs placed; None when it cannot be read
+    or is one of the files that read it in (`chain`)."""
+    if root is None or base is None or depth >= MAX_INPUT_DEPTH:
+        return None
+    arguments = [inner_source(a).strip() for a in argument_nodes(node) or [] if getattr(a, "delimiters", None)]
+    if not arguments:
+        return None
+    if node.macroname in ("import", "subimport"):
+        if len(arguments) < 2:
+            return None
+        folder = (root if node.macroname == "import" else base) / arguments[-2]
+        name = arguments[-1]
+    else:
+        folder, name = base, arguments[-1]
+    for candidate in (name,) if name.endswith(".tex") else (name + ".tex", name):
+        path = (folder / candidate).resolve()
+        if path.is_relative_to(root) and path.is_file():
+            if path in chain:
+                return None
+            try:
+                text = path.read_text(encoding="utf-8-sig", errors="replace")
+            except OSError:
+                return None
+            inner = path.parent if node.macroname in ("import", "subimport") else base
+            return _inputs(text, root, inner, depth + 1, (*chain, path))
+    return None
+
+
+def normalized(source: str) -> str:
+    """`source` less its lines that are all comment (TeX reads on across them, so a paragraph they
+    stand in stays one) and its `\\let`s, with `\\if0` as `\\iffalse`."""
+    return _IF_ZERO.sub(r"\\iffalse ", _LET.sub("", _COMMENT_LINE.sub("", source)))
+
+
+@functools.lru_cache(maxsize=64)
+def walker_context(defined: tuple[tuple[str, str], ...] = ()) -> Any:
+    """pylatexenc's parsing context, knowing `ARGUMENTS` and the `defined` commands' arguments."""
+    from pylatexenc import latexwalker
+    from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
+
+    context = latexwalker.get_default_latex_context_db()
+    known = [MacroSpec(name, spec) for name, spec in (*ARGUMENTS.items(), *defined)]
+    environments = [EnvironmentSpec(name, spec) for name, spec in ENVIRONMENT_ARGUMENTS.items()]
+    context.add_context_category("bertsum", macros=known, environments=environments, prepend=True)
+    return context
+
+
+def parse(source: str, defined: tuple[tuple[str, str], ...] = ()) -> list[Any]:
+    """pylatexenc's nodes of `source` (tolerant of unbalanced braces and unknown commands)."""
+    from pylatexenc.latexwalker import LatexWalker
+
+    walker = LatexWalker(source, latex_context=walker_context(defined), tolerant_parsing=True)
+    return list(walker.get_latex_nodes()[0])
+
+
+def walk(nodes: Sequence[Any]) -> Iterator[Any]:
+    """Every node of `nodes` and of what they hold (arguments, groups, environments), in order."""
+    for node in nodes:
+        if node is None:
+            continue
+        yield node
+        yield from walk(argument_nodes(node) or [])
+        yield from walk(getattr(node, "nodelist", None) or [])
+
+
+def argument_nodes(node: Any) -> list[Any] | None:
+    """A macro's or environment's parsed arguments (None for one it was given none)."""
+    parsed = getattr(node, "nodeargd", None)
+    return None if parsed is None else (parsed.argnlist or [])
+
+
+def last_argument(node: Any) -> str:
+    """The source of a command's last argument, inside its braces ("" without one)."""
+    arguments = [a for a in argument_nodes(node) or [] if a is not None]
+    return inner_source(arguments[-1]) if arguments else ""
+
+
+def starred(node: Any) -> bool:
+    arguments = argument_nodes(node) or []
+    return bool(arguments) and arguments[0] is not None and arguments[0].latex_verbatim() == "*"
+
+
+def inner_source(node: Any) -> str:
+    """The LaTeX source inside a group's or an optional argument's delimiters."""
+    verbatim = str(node.latex_verbatim())
+    delimiters = getattr(node, "delimiters", None)
+    return verbatim[1:-1] if delimiters and verbatim[:1] in "{[" else verbatim

@@ -1,0 +1,28 @@
+"""Jupyter notebooks: the Markdown of their text cells (code, its output and raw cells are not
+running text)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from summarizer.errors import UnreadableDocument
+
+
+def notebook_markdown(text: str) -> list[str]:
+    """The source of each Markdown cell of a notebook (nbformat 4, or 3's worksheets), in order."""
+    try:
+        notebook = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UnreadableDocument(f"not a Jupyter notebook: invalid JSON at line {error.lineno}") from None
+    cells: Any = notebook.get("cells") if isinstance(notebook, dict) else None
+    if cells is None and isinstance(notebook, dict) and isinstance(notebook.get("worksheets"), list):
+        cells = [cell for sheet in notebook["worksheets"] if isinstance(sheet, dict) for cell in sheet.get("cells", [])]
+    if not isinstance(cells, list):
+        raise UnreadableDocument("not a Jupyter notebook: no list of cells")
+    sources = []
+    for cell in cells:
+        if isinstance(cell, dict) and cell.get("cell_type") == "markdown":
+            source = cell.get("source", "")
+            sources.append("".join(source) if isinstance(source, list) else str(source))
+    return sources

@@ -1,0 +1,89 @@
+"""Word documents (.docx, Office Open XML): the body's paragraphs, read with python-docx.
+
+Headings, the title, captions and tables of contents are not running text (a paragraph style
+names them); tables, text boxes, headers, footers, comments and footnotes are not in the body's
+paragraphs. Text a tracked change deleted is left out, text it inserted is read; a line break
+inside a paragraph is a space.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from typing import Any
+
+from summarizer.errors import UnreadableDocument, first_line
+
+MAX_UNPACKED_BYTES = 500_000_000  # what the archive's parts unpack to, at most
+# Paragraph styles (their names, as Word shows them) that are not running text.
+NOT_RUNNING = ("heading", "title", "subtitle", "caption", "toc", "table of figures", "index", "header", "footer")
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the old binary .doc (and .xls, .ppt) container
+
+
+def docx_paragraphs(data: bytes) -> list[str]:
+    """The text of each paragraph of a .docx document's body that is not a heading, a title, a
+    caption or a table of contents entry, on one line (empty ones left out)."""
+    try:
+        import docx
+        from docx.oxml.ns import qn
+    except ImportError:
+        from summarizer.text.documents import FORMATS_EXTRA
+
+        raise UnreadableDocument(f"reading Word documents needs python-docx: {FORMATS_EXTRA}") from None
+    _check_archive(data)
+    try:
+        document = docx.Document(io.BytesIO(data))
+        styles = {style.style_id: (style.name or "") for style in document.styles}
+        body = document.element.body
+        paragraphs = [child for child in body.iterchildren(qn("w:p"), qn("w:sdt")) for child in _paragraphs(child, qn)]
+        result = []
+        for paragraph in paragraphs:
+            if _style_name(paragraph, styles, qn).lower().startswith(NOT_RUNNING):
+                continue
+            text = " ".join(_text(paragraph, qn).split())
+            if text:
+                result.append(text)
+        return result
+    except Exception as error:  # python-docx and lxml raise many types on damaged parts
+        raise UnreadableDocument(f"not a readable Word document: {first_line(error)}") from None
+
+
+def _check_archive(data: bytes) -> None:
+    if data.startswith(_OLE):
+        raise UnreadableDocument("an old binary Word document (.doc), not .docx: save it as .docx first")
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError):
+        raise UnreadableDocument("not a Word .docx document (not a ZIP archive)") from None
+    if "word/document.xml" not in names:
+        raise UnreadableDocument("not a Word .docx document (no word/document.xml in the archive)")
+    if unpacked > MAX_UNPACKED_BYTES:
+        raise UnreadableDocument(f"unpacks to more than {MAX_UNPACKED_BYTES / 1e6:g} MB")
+
+
+def _paragraphs(element: Any, qn: Any) -> list[Any]:
+    """A body paragraph, or the paragraphs a content control (`w:sdt`) holds."""
+    if element.tag == qn("w:p"):
+        return [element]
+    return list(element.iter(qn("w:p")))
+
+
+def _style_name(paragraph: Any, styles: dict[str, str], qn: Any) -> str:
+    style = paragraph.find(f"{qn('w:pPr')}/{qn('w:pStyle')}")
+    return styles.get(style.get(qn("w:val")), "") if style is not None else ""
+
+
+def _text(paragraph: Any, qn: Any) -> str:
+    """A paragraph's text: its runs' text, tabs and breaks as spaces, deleted text left out."""
+    deleted, text_tag = qn("w:del"), qn("w:t")
+    parts = []
+    for element in paragraph.iter(text_tag, qn("w:tab"), qn("w:br"), qn("w:cr"), qn("w:noBreakHyphen")):
+        if any(ancestor.tag == deleted for ancestor in element.iterancestors()):
+            continue
+        if element.tag == text_tag:
+            parts.append(element.text or "")
+        else:
+            parts.append("-" if element.tag == qn("w:noBreakHyphen") else " ")
+    return "".join(parts)

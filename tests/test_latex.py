@@ -1,0 +1,286 @@
+"""LaTeX sources read as their typeset text reads (`summarizer.text.latex`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from summarizer.errors import InputError
+from summarizer.text.documents import Document, format_of
+from summarizer.text.latex.citations import bib_references
+from summarizer.text.latex.render import MAX_EXPANSION_DEPTH
+
+PAPER = r"""\documentclass{article}
+\usepackage{amsmath}
+\let\oldemph\emph
+\newcommand{\ours}{\textsc{GraphPrior}\xspace}
+\newcommand{\eg}{e.g.\xspace}
+\newcommand{\note}[1]{\textbf{Note:} #1}
+\newcommand{\scope}[1][The method]{#1 of this paper}
+\DeclareMathOperator{\tw}{tw}
+\newtheorem{theorem}{Theorem}
+\newtheorem{lemma}[theorem]{Lemma}
+\newif\ifdraft
+\draftfalse
+\title{When Does a Laplacian Prior Help?}
+\author{Ada Author \\ University of Somewhere}
+\begin{document}
+\maketitle
+\begin{abstract}
+Latent world models often regularize their latent space with priors that ignore structure.
+We compare three priors in one fixed model \cite{ha2018,hafner2020}.
+\end{abstract}
+
+\input sections/intro
+
+\section{Method}\label{sec:method}
+We describe \ours in detail, \eg its loss in Eq.~\eqref{eq:loss}. As \citet{bardes2022vicreg} show,
+a covariance penalty prevents collapse.\footnote{Collapse means that every input maps to one point.}
+% A line of comment inside the paragraph.
+\scope{} is simple; \scope[The prior] is cheap. \note{The weight is fixed.}
+The loss is
+\begin{equation}\label{eq:loss}
+\mathcal{L} = \| z - f(z) \|^2 + \lambda z^\top L z,
+\end{equation}
+where $\lambda \ne 0$ weighs the prior against the prediction error, as detailed in \cite{hockney1988}.
+Smith et al.~\cite{smith2020} agree (\cite{ha2018}).\todo{Cite the newer survey.}
+
+\subsection{Setup}\label{sec:setup}
+Figure~\ref{fig:main} and \autoref{tab:main} show the results,
+which \cref{fig:main,tab:main} sum up; \cref{fig:b} is the second panel.
+\begin{figure}[t]
+\centering
+\begin{subfigure}{0.4\textwidth}\includegraphics{a.pdf}\caption{First.}\label{fig:a}\end{subfigure}
+\begin{subfigure}{0.4\textwidth}\includegraphics{b.pdf}\caption{Second.}\label{fig:b}\end{subfigure}
+\caption{Rollout error by horizon, lower with the prior.}\label{fig:main}
+\end{figure}
+\begin{table}[t]\caption{Main results by domain.}\label{tab:main}
+\begin{tabular}{cc} Domain & Error \\ Aspirin & 0.12 \\ \end{tabular}
+\end{table}
+\begin{align}
+a &= b \label{eq:first} \\
+c &= d \nonumber \\
+e &= f \label{eq:third}
+\end{align}
+Rows (\ref{eq:first}) and (\ref{eq:third}) are numbered; the treewidth $\tw(G)$ is at most 5 at \SI{20}{\percent} load.
+\begin{theorem}\label{thm:main}
+Every stable graph helps the prior.
+\end{theorem}
+\begin{lemma}\label{lem:key}
+The prior is convex.
+\end{lemma}
+By \cref{thm:main} and Lemma~\ref{lem:key}, see page~\pageref{thm:main}, the claim holds.
+\iffalse
+This paragraph was cut before submission.
+\fi
+\ifdraft
+A draft note that the final version hides.
+\else
+The final version says this.
+\fi
+\begin{itemize}
+\item The prior helps when the graph is stable.
+\item[Caveat] It hurts when the graph changes quickly.
+\end{itemize}
+\begin{verbatim}
+print("code is not running text.")
+\end{verbatim}
+\appendix
+\section{Proofs}\label{app:proofs}
+The bound of Section~\ref{sec:setup} holds, as Appendix~\ref{app:proofs} and \ref{sec:unknown} show.
+The code is at \url{https://example.org/graph_prior} and on \href{https://example.org}{our site}.
+\bibliographystyle{plain}
+\bibliography{references}
+\end{document}
+This text after the document's end is never typeset.
+"""
+INTRO = r"""\section{Introduction}\label{sec:intro}
+World models predict ``future latent states'' instead of pixels~\cite{lecun2022}. The na\"ive
+approach needs $\mathcal{O}(n^2)$ memory for $n$ nodes, 100\% of the time. Its update is
+\begin{equation}
+z_{t+1} = f(z_t)
+\end{equation}
+"""
+BIB = r"""@article{ha2018,
+  author = {Ha, David and Schmidhuber, J{\"u}rgen},
+  title = {World Models},
+  year = 2018,
+}
+@inproceedings{bardes2022vicreg,
+  title = "{VICReg}: Variance-Invariance-Covariance Regularization",
+  author = "Bardes, Adrien and Ponce, Jean and LeCun, Yann",
+  year = "2022"}
+@book{hockney1988, author = {Roger W. Hockney and James W. Eastwood}, year = {1988}}
+"""
+
+
+def _paragraphs(tmp_path, paper=PAPER, intro=INTRO):
+    (tmp_path / "sections").mkdir(exist_ok=True)
+    (tmp_path / "sections" / "intro.tex").write_text(intro)
+    (tmp_path / "references.bib").write_text(BIB)
+    (tmp_path / "main.tex").write_text(paper)
+    return list(Document.from_file(tmp_path / "main.tex").paragraphs)
+
+
+def test_latex_is_read_by_extension():
+    assert format_of("paper.tex") == format_of("paper.ltx") == "latex"
+
+
+def test_the_body_reads_as_typeset_without_its_apparatus(tmp_path):
+    text = "\n".join(_paragraphs(tmp_path))
+    assert text.startswith("Latent world models often regularize")  # no title, author or preamble
+    for gone in ("Laplacian Prior Help", "Ada Author", "Method", "Setup", "Rollout error", "Main results",
+                 "First.", "Aspirin", "cut before submission", "draft note", "code is not running", "never typeset",
+                 "references", "plain", "Collapse means", "comment", "newer survey", "oldemph", "\\", "{", "}",
+                 "<cit.>", "$"):  # fmt: skip
+        assert gone not in text, gone
+    assert "The final version says this." in text
+
+
+def test_parenthetical_citations_go_and_citations_a_sentence_needs_read_as_authors_and_year(tmp_path):
+    text = "\n".join(_paragraphs(tmp_path))
+    assert "We compare three priors in one fixed model." in text
+    assert "instead of pixels. The naïve" in text
+    assert "As Bardes et al. (2022) show, a covariance penalty prevents collapse. The method" in text
+    assert "as detailed in Hockney and Eastwood (1988)." in text
+    assert "Smith et al. agree." in text  # no "et al..", no "()"
+
+
+def test_references_print_the_numbers_latex_would(tmp_path):
+    text = "\n".join(_paragraphs(tmp_path))
+    assert "its loss in Eq. (2)." in text  # the introduction's equation is (1)
+    assert "Figure 1 and Table 1 show the results, which Figure 1 and Table 1 sum up; Figure 1b is" in text
+    assert "Rows (3) and (4) are numbered" in text  # the align's second row has no number
+    assert "By Theorem 1 and Lemma 2, see page ??, the claim holds." in text  # a lemma shares the theorems' counter
+    assert "The bound of Section 2.1 holds, as Appendix A and ?? show." in text
+
+
+def test_display_math_stays_in_its_sentence_and_a_paragraph_ends_at_its_last_sentence(tmp_path):
+    paragraphs = _paragraphs(tmp_path)
+    assert "The loss is ℒ = ‖ z - f(z) ‖^2 + λ z^⊤ L z, where λ ≠ 0 weighs the prior" in "\n".join(paragraphs)
+    assert "Rows (3) and (4) are numbered" in paragraphs[4][:40]  # after the align, which starts a paragraph
+    assert paragraphs[1].endswith("100% of the time.")  # "Its update is z_t+1 = f(z_t)" ends no sentence
+
+
+def test_the_document_s_commands_math_and_units_are_expanded(tmp_path):
+    text = "\n".join(_paragraphs(tmp_path))
+    assert "We describe GraphPrior in detail, e.g. its loss" in text
+    assert "The method of this paper is simple; The prior of this paper is cheap. Note: The weight is fixed." in text
+    assert "the treewidth tw(G) is at most 5 at 20 % load." in text
+
+
+def test_inline_math_accents_quotes_and_links_read_as_characters(tmp_path):
+    text = "\n".join(_paragraphs(tmp_path))
+    assert "“future latent states”" in text and "naïve" in text and "𝒪(n^2) memory for n nodes, 100%" in text
+    assert "https://example.org/graph_prior and on our site." in text
+
+
+def test_list_items_and_theorems_are_paragraphs(tmp_path):
+    paragraphs = _paragraphs(tmp_path)
+    for paragraph in ("The prior helps when the graph is stable.", "Caveat: It hurts when the graph changes quickly.",
+                      "Every stable graph helps the prior.", "The prior is convex."):  # fmt: skip
+        assert paragraph in paragraphs
+
+
+def test_bibtex_entries_give_authors_and_year():
+    references = bib_references(BIB + "@misc{org, author = {{OpenAI} and others}, date = {2023-03-14}}")
+    assert references["ha2018"].cited() == "Ha and Schmidhuber (2018)"
+    assert references["bardes2022vicreg"].cited("authors") == "Bardes et al."
+    assert references["org"].cited() == "OpenAI et al. (2023)"
+
+
+def test_inputs_are_read_only_from_inside_the_document_s_directory(tmp_path):
+    inside = tmp_path / "paper"
+    (inside / "parts" / "deep").mkdir(parents=True)
+    (tmp_path / "secret.tex").write_text("The secret plan is hidden here.")
+    (inside / "parts" / "one.tex").write_text("An imported part is read.\n\\subimport{deep/}{two}")
+    (inside / "parts" / "deep" / "two.tex").write_text("A part it imports is read too.")
+    inputs = "\\input{../secret}\n\\input{/etc/hostname}\n\\include{missing}\n\\import{parts/}{one}"
+    paper = f"\\begin{{document}}\nThe paper starts here.\n{inputs}\n\\end{{document}}"
+    (inside / "main.tex").write_text(paper)
+    assert Document.from_file(inside / "main.tex").paragraphs == (
+        "The paper starts here. An imported part is read. A part it imports is read too.",
+    )
+
+
+def test_latex_given_as_text_reads_no_inputs(tmp_path):
+    (tmp_path / "intro.tex").write_text("An input file's sentence.")
+    paper = "Some text here.\n\\input{intro}\nMore text here."
+    assert Document.from_text(paper, "latex").paragraphs == ("Some text here. More text here.",)
+
+
+def test_a_command_that_calls_itself_expands_a_bounded_number_of_times(tmp_path):
+    (tmp_path / "loop.tex").write_text("\\newcommand{\\loop}{again \\loop}\nIt goes \\loop forever.")
+    (paragraph,) = Document.from_file(tmp_path / "loop.tex").paragraphs
+    assert paragraph.startswith("It goes again again") and paragraph.endswith("forever.")
+    assert paragraph.count("again") == MAX_EXPANSION_DEPTH
+
+
+def test_latex_nested_past_the_parser_s_depth_is_one_line_naming_the_file(tmp_path):
+    (tmp_path / "deep.tex").write_text("{" * 20_000 + "Deep text." + "}" * 20_000)
+    with pytest.raises(InputError, match=r"^\S*deep\.tex: not readable LaTeX: ") as error:
+        Document.from_file(tmp_path / "deep.tex")
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("source", "paragraphs"),
+    [
+        # \let, and a command defined after it: natbib papers alias \cite so
+        (
+            "\\let\\cite=\\citep\n\\newcommand{\\sys}{SysX}\n"
+            "\\begin{document}\nWe present \\sys, a system.\n\\end{document}",
+            ["We present SysX, a system."],
+        ),
+        # \if0 hides up to its \fi; a switch set false hides inside a command's body too
+        (
+            "\\newif\\ifnotes\n\\notesfalse\n\\newcommand{\\note}[1]{\\ifnotes[#1]\\fi}\n\\begin{document}\n"
+            "\\if0 Hidden text. \\fi Shown text.\\note{Hidden note.}\n\\end{document}",
+            ["Shown text."],
+        ),
+        # a list run into its sentence, with enumitem's options
+        (
+            "Results appeared\n\\begin{itemize*}[label=,mode=unboxed]\\item at SWAT,\\item in JGAA.\\end{itemize*}",
+            ["Results appeared at SWAT, in JGAA."],
+        ),
+        # TeX drops the space after a command's name, but a sentence means one
+        (
+            "\\newcommand{\\method}{MethodX}\n\\newcommand{\\etal}{\\textit{et al.}}\n"
+            "Smith \\etal and \\method is good.",
+            ["Smith et al. and MethodX is good."],
+        ),
+        # display math mid-sentence, and at the start of a paragraph
+        (
+            "Gravity dominates. The force is\n\\begin{equation} F = ma \\end{equation}\nwhere $m$ is the mass.\n\n"
+            "\\[ x = 1 \\]\nThat ends it.",
+            ["Gravity dominates. The force is F = ma where m is the mass.", "That ends it."],
+        ),
+        # citations: a key that names its authors, brackets that held only a citation
+        (
+            "As \\citet{DraganKohler2014} show, it holds (\\cite{x}). Smith et al.~\\cite{smith2020}.",
+            ["As Dragan and Kohler (2014) show, it holds. Smith et al."],
+        ),
+        (
+            "See \\cite{DBLP:journals/corr/abs-1810-04805}; \\cite{he2016deep} agrees.",
+            ["See [DBLP:journals/corr/abs-1810-04805]; He (2016) agrees."],
+        ),
+        # unbalanced braces and undefined commands read as far as they go
+        ("Unbalanced {brace here. More \\undefined text.", ["Unbalanced brace here. More text."]),
+    ],
+    ids=[
+        "let",
+        "conditionals",
+        "inline-list",
+        "command-space",
+        "display-math",
+        "citations",
+        "citation-keys",
+        "unbalanced",
+    ],  # fmt: skip
+)
+def test_forms_that_papers_use(source, paragraphs):
+    assert list(Document.from_text(source, "latex").paragraphs) == paragraphs
+
+
+def test_a_file_that_reads_itself_in_is_read_once_more_only(tmp_path):
+    (tmp_path / "loop.tex").write_text("\\begin{document}\n\\input{loop}\nLoop text.\n\\end{document}")
+    assert Document.from_file(tmp_path / "loop.tex").paragraphs == ("Loop text.", "Loop text.")

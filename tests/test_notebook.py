@@ -1,0 +1,70 @@
+"""Jupyter notebooks: their Markdown cells (`summarizer.text.notebook`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from summarizer.errors import InputError
+from summarizer.text.documents import Document, format_of
+
+NOTEBOOK = {
+    "nbformat": 4,
+    "nbformat_minor": 5,
+    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+    "cells": [
+        {
+            "cell_type": "markdown",
+            "metadata": {},
+            "source": [
+                "# Training a classifier\n",
+                "\n",
+                "We fit a **logistic regression** to the [iris data](https://example.org).\n",
+                "It reaches 96% accuracy.\n",
+            ],
+        },  # fmt: skip
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "execution_count": 1,
+            "source": "model.fit(X, y)  # not prose.",
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": ["Training finished.\n"]}],
+        },  # fmt: skip
+        {"cell_type": "raw", "metadata": {}, "source": "A raw cell is not rendered."},
+        {"cell_type": "markdown", "metadata": {}, "source": "- Scaling the features first helps.\n- More data helps."},
+    ],
+}
+
+
+def test_notebook_is_read_by_extension():
+    assert format_of("analysis.ipynb") == "notebook"
+
+
+def test_a_notebook_reads_as_its_markdown_cells():
+    assert Document.from_text(json.dumps(NOTEBOOK), "notebook").paragraphs == (
+        "We fit a logistic regression to the iris data. It reaches 96% accuracy.",
+        "Scaling the features first helps.",
+        "More data helps.",
+    )
+
+
+def test_a_version_3_notebook_s_worksheets_are_read():
+    old = {"nbformat": 3, "worksheets": [{"cells": [{"cell_type": "markdown", "source": ["Old notebooks read too."]}]}]}
+    assert Document.from_text(json.dumps(old), "notebook").paragraphs == ("Old notebooks read too.",)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"cells": [\n{"cell_type": }', "not a Jupyter notebook: invalid JSON at line 2"),
+        ('{"metadata": {}}', "not a Jupyter notebook: no list of cells"),
+        ("[1, 2]", "not a Jupyter notebook: no list of cells"),
+    ],
+)
+def test_bad_notebooks_are_one_line_naming_the_file(tmp_path, text, message):
+    path = tmp_path / "broken.ipynb"
+    path.write_text(text)
+    with pytest.raises(InputError, match=r"^\S*broken\.ipynb: ") as error:
+        Document.from_file(path)
+    assert message in str(error.value) and "\n" not in str(error.value)

@@ -1,0 +1,101 @@
+"""Word documents (.docx): the body's running text (`summarizer.text.word`)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+from summarizer.errors import InputError
+from summarizer.text.documents import Document, format_of
+
+docx = pytest.importorskip("docx")
+
+
+def report_bytes() -> bytes:
+    """A report as Word writes one: a title, headings, runs, a line break, list items, a table
+    and a caption."""
+    from docx.enum.text import WD_BREAK
+
+    document = docx.Document()
+    document.add_heading("Quarterly Report", 0)
+    document.add_paragraph("Prepared by the finance team", style="Subtitle")
+    document.add_heading("Summary", 1)
+    paragraph = document.add_paragraph("Revenue grew by 12% in the third quarter, driven by ")
+    paragraph.add_run("strong demand").bold = True
+    paragraph.add_run(" in Europe.")
+    paragraph.add_run().add_break(WD_BREAK.LINE)
+    paragraph.add_run("Costs stayed flat, so the margin widened.")
+    document.add_paragraph("New contracts were signed in Germany and France.", style="List Bullet")
+    table = document.add_table(rows=1, cols=2)
+    table.cell(0, 0).text = "A table cell is not running text."
+    document.add_paragraph("Table 1: Revenue by region.", style="Caption")
+    document.add_heading("Outlook", 1)
+    document.add_paragraph("Growth will slow in the fourth quarter as energy prices rise.")
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def test_docx_is_read_by_extension():
+    assert format_of("Report.DOCX") == "docx"
+
+
+def test_a_word_document_reads_as_its_body_s_running_text():
+    assert Document.from_text(report_bytes(), "docx").paragraphs == (
+        "Revenue grew by 12% in the third quarter, driven by strong demand in Europe. "
+        "Costs stayed flat, so the margin widened.",
+        "New contracts were signed in Germany and France.",
+        "Growth will slow in the fourth quarter as energy prices rise.",
+    )
+
+
+def test_text_a_tracked_change_deleted_is_left_out_and_inserted_text_is_read():
+    document = docx.Document()
+    paragraph = document.add_paragraph("The meeting is on ")
+    run = paragraph.add_run("Monday")
+    paragraph.add_run(" at noon.")
+    w = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+    deleted = run._r.makeelement(f"{w}del", {f"{w}id": "1", f"{w}author": "A"})
+    run._r.addprevious(deleted)
+    deleted.append(run._r)
+    run._r.find(f"{w}t").tag = f"{w}delText"
+    inserted_run = paragraph.add_run("Tuesday")._r
+    inserted = inserted_run.makeelement(f"{w}ins", {f"{w}id": "2", f"{w}author": "A"})
+    deleted.addnext(inserted)
+    inserted.append(inserted_run)
+    out = io.BytesIO()
+    document.save(out)
+    assert Document.from_text(out.getvalue(), "docx").paragraphs == ("The meeting is on Tuesday at noon.",)
+
+
+def _zip(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"plain text, not a document", "not a Word .docx document (not a ZIP archive)"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64, "an old binary Word document (.doc), not .docx"),
+        (_zip({"content.xml": b"<office/>"}), "no word/document.xml in the archive"),
+        (_zip({"word/document.xml": b"<not-closed"}), "not a readable Word document: "),
+    ],
+    ids=["text", "doc", "odt-like", "damaged"],
+)
+def test_bad_word_files_are_one_line_naming_the_file(tmp_path, data, message):
+    path = tmp_path / "letter.docx"
+    path.write_bytes(data)
+    with pytest.raises(InputError, match=r"^\S*letter\.docx: ") as error:
+        Document.from_file(path)
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_docx_given_as_text_is_refused():
+    with pytest.raises(InputError, match="a Word document is read from its bytes"):
+        Document.from_text("text", "docx")
