@@ -294,7 +294,8 @@ def test_files_are_read_by_their_format(run, tmp_path):
             assert any(sentence in paragraph for paragraph in PARAGRAPHS) or "mayor" in sentence, sentence
 
 
-def test_latex_word_and_notebook_files_are_read_by_their_format(run, tmp_path):
+def test_latex_word_notebook_ebook_and_e_mail_files_are_read_by_their_format(run, tmp_path):
+    from test_ebook_mail import REPLY, epub_bytes, message_bytes
     from test_latex import INTRO, PAPER
     from test_notebook import NOTEBOOK
 
@@ -303,12 +304,16 @@ def test_latex_word_and_notebook_files_are_read_by_their_format(run, tmp_path):
     (folder / "sections" / "intro.tex").write_text(INTRO)
     (folder / "paper.tex").write_text(PAPER)
     (folder / "analysis.ipynb").write_text(json.dumps(NOTEBOOK))
-    files = [folder / "paper.tex", folder / "analysis.ipynb"]
+    (folder / "reply.eml").write_bytes(message_bytes(REPLY))
+    files = [folder / "paper.tex", folder / "analysis.ipynb", folder / "reply.eml"]
     if importlib.util.find_spec("docx"):
         from test_word import report_bytes
 
         (folder / "report.docx").write_bytes(report_bytes())
         files.append(folder / "report.docx")
+    if importlib.util.find_spec("trafilatura"):
+        (folder / "novel.epub").write_bytes(epub_bytes())
+        files.append(folder / "novel.epub")
     code, out, err = run(*files, "--format", "jsonl", "-k", "40")  # every sentence read
     assert code == 0, err
     records = [json.loads(line) for line in out.splitlines()]
@@ -316,7 +321,7 @@ def test_latex_word_and_notebook_files_are_read_by_their_format(run, tmp_path):
     for record in records:
         assert len(record["sentences"]) >= 2
         for sentence in record["sentences"]:
-            assert sentence.endswith("."), sentence  # whole sentences, no markup
+            assert sentence.endswith((".", ",")), sentence  # whole sentences ("Hi Sam,"), no markup
             assert not any(mark in sentence for mark in "\\{}$#*[]<>"), sentence
     assert any("future latent states" in sentence for sentence in records[0]["sentences"])  # from an \\input file
 

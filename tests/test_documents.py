@@ -282,7 +282,7 @@ def test_pdf_programs_in_a_fixed_pitch_font_are_not_text(fonts):
 def test_a_font_is_fixed_pitch_when_its_glyphs_are_all_as_wide(widths, fixed):
     from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, NumberObject
 
-    from summarizer.text.documents import _is_fixed_pitch
+    from summarizer.text.pdf import _is_fixed_pitch
 
     font = DictionaryObject({NameObject("/BaseFont"): NameObject("/AKEQKS+CMTT10")})  # no flag, no telling name
     if widths is not None:
@@ -297,7 +297,7 @@ def test_a_font_is_fixed_pitch_when_its_glyphs_are_all_as_wide(widths, fixed):
 def test_a_damaged_font_dictionary_is_told_by_its_name(name, fixed):
     from pypdf.generic import DictionaryObject, NameObject, NullObject
 
-    from summarizer.text.documents import _is_fixed_pitch
+    from summarizer.text.pdf import _is_fixed_pitch
 
     null = NullObject()
     font = DictionaryObject({NameObject("/BaseFont"): NameObject(name), NameObject("/Widths"): null})
@@ -310,7 +310,7 @@ def test_only_pages_with_a_fixed_pitch_font_are_read_font_by_font(fonts, fixed):
     # pypdf's text visitor also reads a page's drawings (a figure of many paths: seconds)
     from pypdf import PdfReader
 
-    from summarizer.text.documents import _uses_fixed_pitch
+    from summarizer.text.pdf import _uses_fixed_pitch
 
     assert _uses_fixed_pitch(PdfReader(io.BytesIO(verbatim_pdf(*fonts))).pages[0]) is fixed
 
@@ -519,7 +519,8 @@ def test_binary_bytes_are_refused_in_text_formats(format):
 
 
 def test_unknown_format_is_a_value_error():
-    with pytest.raises(ValueError, match="format must be one of text, markdown, html, pdf, latex, docx, notebook"):
+    formats = "text, markdown, html, pdf, latex, docx, notebook, epub, email"
+    with pytest.raises(ValueError, match=f"format must be one of {formats}, got 'rtf'"):
         read_document("x", "rtf", "x")
 
 

@@ -1,8 +1,8 @@
 """The `summarize` command: summarize files, directories or stdin with a trained model.
 
 Each input file is one document, read in the format its extension names (plain text, Markdown,
-HTML, PDF, LaTeX, Word .docx or a Jupyter notebook; `--input-format` overrides it; stdin is
-plain text unless told). Exit status: 0
+HTML, PDF, LaTeX, Word .docx, a Jupyter notebook, an EPUB book or an e-mail message;
+`--input-format` overrides it; stdin is plain text unless told). Exit status: 0
 when every input was summarized, 1 when some input or output failed (each reported on stderr,
 the rest still summarized), 2 for usage errors and models that cannot be loaded; 130, 143
 and 129 when stopped by SIGINT, SIGTERM or SIGHUP, 141 when the reader of stdout goes away
@@ -78,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--input-format",
         choices=INPUT_FORMATS,
         help="read every input as this format (default: by extension: .md markdown, .html/.htm html, "
-        ".pdf pdf, .tex latex, .docx docx, .ipynb notebook, any other and stdin plain text)",
+        ".pdf pdf, .tex latex, .docx docx, .ipynb notebook, .epub epub, .eml email, any other and stdin "
+        "plain text)",
     )
     add_selection_arguments(parser, summaries=True)
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
