@@ -11,6 +11,7 @@ from summarizer.text.latex.render import MAX_EXPANSION_DEPTH
 
 PAPER = r"""\documentclass{article}
 \usepackage{amsmath}
+\usepackage{natbib}
 \let\oldemph\emph
 \newcommand{\ours}{\textsc{GraphPrior}\xspace}
 \newcommand{\eg}{e.g.\xspace}
@@ -88,7 +89,7 @@ print("code is not running text.")
 \section{Proofs}\label{app:proofs}
 The bound of Section~\ref{sec:setup} holds, as Appendix~\ref{app:proofs} and \ref{sec:unknown} show.
 The code is at \url{https://example.org/graph_prior} and on \href{https://example.org}{our site}.
-\bibliographystyle{plain}
+\bibliographystyle{plainnat}
 \bibliography{references}
 \end{document}
 This text after the document's end is never typeset.
@@ -254,14 +255,26 @@ def test_latex_nested_past_the_parser_s_depth_is_one_line_naming_the_file(tmp_pa
             "\\[ x = 1 \\]\nThat ends it.",
             ["Gravity dominates. The force is F = ma where m is the mass.", "That ends it."],
         ),
-        # citations: a key that names its authors, brackets that held only a citation
+        # citations by author and year: a key that names its authors, brackets that held only a citation
         (
+            "\\usepackage{natbib}\n"
             "As \\citet{DraganKohler2014} show, it holds (\\cite{x}). Smith et al.~\\cite{smith2020}.",
             ["As Dragan and Kohler (2014) show, it holds. Smith et al."],
         ),
         (
-            "See \\cite{DBLP:journals/corr/abs-1810-04805}; \\cite{he2016deep} agrees.",
+            "\\usepackage{natbib}\nSee \\cite{DBLP:journals/corr/abs-1810-04805}; \\cite{he2016deep} agrees.",
             ["See [DBLP:journals/corr/abs-1810-04805]; He (2016) agrees."],
+        ),
+        # numbered citations (LaTeX's own style): by first citation, or by the bibliography's order
+        (
+            "As \\cite{b} show, it holds \\cite{a}. In \\cite{a}, \\cite{b} and \\cite{c}, it fails. "
+            "Lastly, \\cite{c} is close; so.~\\cite{a} Finally, it ends.",
+            ["As [1] show, it holds. In [2], [1] and [3], it fails. Lastly, [3] is close; so. Finally, it ends."],
+        ),
+        (
+            "See \\cite{b}.\n\\begin{thebibliography}{9}\\bibitem{a} A. Author. 2020.\\bibitem{b} B. Author."
+            "\\end{thebibliography}",
+            ["See [2]."],
         ),
         # unbalanced braces and undefined commands read as far as they go
         ("Unbalanced {brace here. More \\undefined text.", ["Unbalanced brace here. More text."]),
@@ -274,8 +287,10 @@ def test_latex_nested_past_the_parser_s_depth_is_one_line_naming_the_file(tmp_pa
         "display-math",
         "citations",
         "citation-keys",
+        "numbered-citations",
+        "bibitem-numbers",
         "unbalanced",
-    ],  # fmt: skip
+    ],
 )
 def test_forms_that_papers_use(source, paragraphs):
     assert list(Document.from_text(source, "latex").paragraphs) == paragraphs
@@ -284,3 +299,49 @@ def test_forms_that_papers_use(source, paragraphs):
 def test_a_file_that_reads_itself_in_is_read_once_more_only(tmp_path):
     (tmp_path / "loop.tex").write_text("\\begin{document}\n\\input{loop}\nLoop text.\n\\end{document}")
     assert Document.from_file(tmp_path / "loop.tex").paragraphs == ("Loop text.", "Loop text.")
+
+
+@pytest.mark.parametrize(
+    ("source", "paragraphs"),
+    [
+        (  # theorems numbered within sections, a lemma on the theorems' counter; equations within sections
+            "\\newtheorem{theorem}{Theorem}[section]\n\\newtheorem{lemma}[theorem]{Lemma}\n"
+            "\\numberwithin{equation}{section}\n\\begin{document}\n\\section{A}\n\\begin{theorem}x\\end{theorem}\n"
+            "\\section{B}\n\\begin{lemma}[Key]\\label{l}It holds.\\end{lemma}\n"
+            "\\begin{equation}\\label{e} a = b \\end{equation}\n"
+            "By Lemma~\\ref{l} and \\eqref{e}, \\Cref{fb,fa} agree.\n"
+            "\\begin{figure}\\caption{x}\\label{fa}\\end{figure}\\begin{figure}\\caption{y}\\label{fb}\\end{figure}\n"
+            "\\end{document}",
+            ["It holds.", "By Lemma 2.1 and (2.1), Figures 1 and 2 agree."],
+        ),
+        (  # math as it reads, symbols and names
+            "We need $2^{n-2}+1$ graphs like $K_{3,3}$ with $\\neg p$ and $\\arg\\min_x f$, at 50\\,\\euro{}; "
+            "\\tablename~1 says \\enquote{no}, for Re\\-ge\\-lung.",
+            [
+                "We need 2^(n-2)+1 graphs like K_(3,3) with ¬ p and arg min_x f, at 50 €; Table 1 says “no”, for "
+                "Regelung."
+            ],  # fmt: skip
+        ),
+        (  # a line of tabs ends a paragraph; display math between two sentences belongs to neither
+            "First paragraph.\n\t\nSecond one ends.\n\\[ r_t = 1 \\]\nThird sentence.",
+            ["First paragraph.", "Second one ends. Third sentence."],
+        ),
+        (  # an alignat keeps the sentence that leads into it
+            "Definition: we set\n\\begin{alignat}{2} x &= 1 \\end{alignat}\nwhere x is real.",
+            ["Definition: we set x = 1 where x is real."],
+        ),
+        (  # a slide's title, colour, spacing and index commands are no text
+            "\\begin{frame}{SST2 Dataset}\nExperiments are run on {\\color{brown}off-policy} data, "
+            "z.\\nolinebreak[4]\\hspace{0.125em}\\nolinebreak[4]B. here.\\addcontentsline{toc}{chapter}{Conclusion}"
+            "\n\\end{frame}",
+            ["Experiments are run on off-policy data, z. B. here."],
+        ),
+        (  # \xspace before a hyphen is no space
+            "\\newcommand{\\kf}{$K_5$\\xspace}\nA \\kf-minor is a \\kf minor.",
+            ["A K_5-minor is a K_5 minor."],
+        ),
+    ],
+    ids=["theorems-within-sections", "math-and-names", "paragraphs-and-display", "alignat", "slides", "xspace"],
+)
+def test_numbers_math_and_layout_as_typeset(source, paragraphs):
+    assert list(Document.from_text(source, "latex").paragraphs) == paragraphs

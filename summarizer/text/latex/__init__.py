@@ -38,18 +38,19 @@ def latex_paragraphs(text: str, directory: Path | None = None) -> list[str]:
     try:
         document = source.normalized(source.with_inputs(text, directory))
         preamble, begins, _body = document.partition("\\begin{document}")
-        commands = definitions.defined_commands(source.parse(preamble)) if begins else {}
-        nodes = source.parse(document, tuple(sorted((n, c.spec) for n, c in commands.items() if c.arguments)))
+        head = source.parse(preamble) if begins else []
+        declared = tuple(sorted(numbering.theorems(head)))
+        nodes = source.parse(document, _arguments(definitions.defined_commands(head)), declared)
         commands = definitions.defined_commands(nodes)
         if not begins and any(c.arguments for c in commands.values()):  # defined in the text itself
-            nodes = source.parse(document, tuple(sorted((n, c.spec) for n, c in commands.items() if c.arguments)))
+            nodes = source.parse(document, _arguments(commands), tuple(sorted(numbering.theorems(nodes))))
         body = next(
             (n.nodelist for n in nodes if isinstance(n, LatexEnvironmentNode) and n.environmentname == "document"),
             nodes,
         )
         switches = definitions.switches(nodes)
         body = definitions.chosen_branches(body, switches)
-        labels = numbering.numbered_labels(body, numbering.theorems(nodes))
+        labels = numbering.numbered_labels(body, numbering.theorems(nodes), numbering.numbered_within(nodes))
         references = citations.bibliography(nodes, directory)
         rendered = render.renderer(labels, commands, references, switches).nodelist_to_text(body)
     except UnreadableDocument:
@@ -60,6 +61,11 @@ def latex_paragraphs(text: str, directory: Path | None = None) -> list[str]:
         raise UnreadableDocument(f"not readable LaTeX: {first_line(error)}") from None
     paragraphs = (" ".join(p.split()) for p in render.finished(str(rendered)).split(render.PARAGRAPH))
     return [_to_last_sentence(paragraph) for paragraph in paragraphs if paragraph]
+
+
+def _arguments(commands: dict[str, definitions.Command]) -> tuple[tuple[str, str], ...]:
+    """The argument specs of the commands that take arguments, for the parser."""
+    return tuple(sorted((name, command.spec) for name, command in commands.items() if command.arguments))
 
 
 def _to_last_sentence(paragraph: str) -> str:

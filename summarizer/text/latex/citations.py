@@ -28,11 +28,23 @@ YEARS = frozenset("citeyear citeyearpar".split())
 CITED = "\x03"  # a parenthetical citation's text follows, up to ENDED
 ENDED = "\x04"
 _REMOVED = "\x05"
-# Words after which a citation is part of the sentence (a preposition, a verb of using, "see").
+# Words after which a citation is part of the sentence (a preposition, a verb of using, "see"),
+# in English, German, French and Spanish.
 GRAMMATICAL_AFTER = frozenset(
-    "in on by from of to with see cf cf. following follow follows followed after like as than and or via "
-    "unlike per using use uses used adopt adopts extend extends e.g. e.g., i.e. i.e., also".split()
+    "in on by from of to with see cf cf. following follow follows followed after like as than via unlike per "
+    "using use uses used adopt adopts adopted extend extends extended e.g. i.e. also "
+    "aus von bei nach siehe vgl. vgl mit durch laut gemäß dans de par voir selon chez cf. en por según ver".split()
 )  # fmt: skip
+# Words after which a citation is the sentence's subject ("\\cite{a} showed").
+GRAMMATICAL_BEFORE = frozenset(
+    "is are was were has have had shows show showed shown proposes propose proposed introduces introduced "
+    "uses used finds found argues argue argued reports reported demonstrates demonstrated presents presented "
+    "studies studied suggests suggested observes observed extends extended provides provided describes "
+    "described achieves achieved employs employed develops developed considers considered applies applied "
+    "defines defined gives gave notes noted claims claimed states stated discusses discussed 's ’s".split()
+)  # fmt: skip
+_RUN = re.compile(r"[\s,;]*(?:and|or|und|oder|et|ou|y|o|&)?[\s,;]*")  # between citations of one list
+_NEXT_WORD = re.compile(r"\s*((?:['’]s\b)|[\w'’]+)")
 _CITATION = re.compile(rf"([^\S\n]*\n?[^\S\n]*){CITED}([^{ENDED}]*){ENDED}")  # the space before, in its paragraph
 _LOOK_BACK = 80  # characters before a citation that say whether the sentence needs it
 _LAST_WORD = re.compile(r"(\S+)$")
@@ -47,36 +59,62 @@ _BEFORE_CLOSING = re.compile(rf"[^\S\n]*[,;][^\S\n]*{_REMOVED}(?=[^\S\n]*[)\]])"
 _AFTER_ABBREVIATION = re.compile(rf"\.[^\S\n]*{_REMOVED}[^\S\n]*\.")
 
 
+NUMERIC_STYLES = re.compile(
+    r"(?i)^(?:ieee\w*|unsrt\w*|plain|abbrv\w*|alpha|acm\w*|siam\w*|splncs\w*|spmpsci|elsarticle-num\w*|"
+    r"naturemag|nature|vancouver|amsplain|amsalpha|ama|numeric\w*|science|phaip|apsrev\w*|gerplain|gerabbrv|"
+    r"gerunsrt|alphadin|unsrtdin|plaindin|abbrvdin)$"
+)
+
+
 @dataclass(frozen=True)
 class Reference:
     """A bibliography entry as a citation prints it: its authors ("Cohen et al.") and year."""
 
     authors: str
     year: str
+    numeric: bool = False  # a numbered reference: `authors` is its number in brackets
 
     def cited(self, form: str = "author-year") -> str:
-        if form == "authors" or not self.year:
+        if self.numeric or form == "authors" or not self.year:
             return self.authors
         return self.year if form == "year" else f"{self.authors} ({self.year})"
 
 
 def bibliography(nodes: Sequence[Any], directory: Path | None) -> dict[str, Reference]:
-    """The references a document's citations can name, by key: natbib's labels of its
-    `\\bibitem`s, then the entries of the `.bib` files it names (read under `directory`)."""
+    """The references a document's citations can name, by key, as its citation style prints
+    them: numbers ("[3]": the order of its `\\bibitem`s, else of first citation) unless the
+    document cites by author and year (natbib's labels of its `\\bibitem`s, the `.bib` files it
+    names, read under `directory`)."""
     from pylatexenc.latexwalker import LatexMacroNode
 
     references: dict[str, Reference] = {}
     files: list[str] = []
+    items: list[str] = []  # \bibitem keys, in order
+    cited: dict[str, None] = {}  # keys in order of first citation
+    numeric = True  # LaTeX's own style, and natbib's or biblatex's numeric ones
     for node in walk(nodes):
         if not isinstance(node, LatexMacroNode):
             continue
-        if node.macroname == "bibitem":
+        name = node.macroname
+        if name == "bibitem":
             label, key = ((argument_nodes(node) or []) + [None, None])[:2]
             found = _NATBIB_LABEL.match(_text(inner_source(label))) if label is not None else None
-            if key is not None and found:
-                references[inner_source(key).strip()] = Reference(found.group(1).strip(), found.group(2))
-        elif node.macroname in ("bibliography", "addbibresource"):
+            if key is not None:
+                items.append(inner_source(key).strip())
+                if found:
+                    references[items[-1]] = Reference(found.group(1).strip(), found.group(2))
+                    numeric = False
+        elif name in ("bibliography", "addbibresource"):
             files += [name.strip() for name in last_argument(node).split(",") if name.strip()]
+        elif name == "usepackage" and last_argument(node).strip() in ("natbib", "biblatex"):
+            numeric = _numeric_package(last_argument(node).strip(), _options(node))
+        elif name == "bibliographystyle":
+            numeric = NUMERIC_STYLES.match(last_argument(node).strip()) is not None
+        elif name in PARENTHETICAL | AUTHOR_YEAR | AUTHORS | YEARS:
+            cited.update((key.strip(), None) for key in last_argument(node).split(",") if key.strip())
+    if numeric:
+        order = items or list(cited)
+        return {key: Reference(f"[{number}]", "", numeric=True) for number, key in enumerate(order, 1)}
     if directory is not None:
         root = directory.resolve()
         for name in files:
@@ -89,6 +127,21 @@ def bibliography(nodes: Sequence[Any], directory: Path | None) -> dict[str, Refe
                 for key, reference in bib_references(text).items():
                     references.setdefault(key, reference)
     return references
+
+
+def _options(node: Any) -> str:
+    """A command's first optional argument (`\\usepackage[numbers]{natbib}`), "" without one."""
+    optional = [a for a in argument_nodes(node) or [] if getattr(a, "delimiters", None) == ("[", "]")]
+    return inner_source(optional[0]) if optional else ""
+
+
+def _numeric_package(package: str, options: str) -> bool:
+    """Whether natbib or biblatex, loaded with `options`, numbers citations: natbib only with
+    `numbers`, biblatex unless an author-year or author-title style is chosen."""
+    if package == "natbib":
+        return "numbers" in options
+    style = re.search(r"(?:^|,)\s*(?:cite|bib)?style\s*=\s*([\w-]+)", options)
+    return not (style and re.match(r"(?i)author|apa|chicago|verbose|mla|ext-author", style.group(1)))
 
 
 def bib_references(text: str) -> dict[str, Reference]:
@@ -202,6 +255,8 @@ def _reference(key: str, references: dict[str, Reference]) -> Reference:
     names = _KEY_NAMES.findall(before)
     if not year or not names or len(names[0]) < 2 or not _KEY_AUTHORS.fullmatch(before):
         return Reference(f"[{key}]", "")
+    if "etal" in (name.lower() for name in names):  # ACL Anthology keys: "makino-etal-2021-neural"
+        names = names[:1] + ["etal", "etal"]
     surnames = [name[:1].upper() + name[1:] for name in names]
     authors = f"{surnames[0]} et al." if len(surnames) > 2 else " and ".join(surnames)
     return Reference(authors, year.group(1))
@@ -209,18 +264,29 @@ def _reference(key: str, references: dict[str, Reference]) -> Reference:
 
 def resolved(text: str) -> str:
     """`text` with each parenthetical citation (`CITED`...`ENDED`) read as its authors and year
-    where the sentence needs it, else left out with what only it filled."""
+    (or its number) where the sentence needs it: after a preposition or "see", as the subject
+    of a verb ("\\cite{a} showed"), or in a list with one that is read; else left out with what
+    only it filled."""
+    kept_until = -1  # where the last citation read ends
 
     def replace(match: re.Match[str]) -> str:
+        nonlocal kept_until
         window = match.string[max(0, match.start() - _LOOK_BACK) : match.start()]
         before = window.rstrip()
         word = _LAST_WORD.search(before)
-        last = word.group(1).lower() if word else ""
+        last = word.group(1).lower().lstrip("([{\"'“‘") if word else ""
         gap = window[len(before) :] + match.group(1)
         paragraph_starts = (not before and match.start() <= _LOOK_BACK) or gap.count("\n") >= 2
         ended = before[-1:] in (".", "!", "?", ":", ";") and not last.endswith(("al.", "e.g.", "i.e.", "cf."))
+        following = _NEXT_WORD.match(match.string, match.end())
+        next_word = following.group(1) if following else ""
         starts = paragraph_starts or ended
-        if match.group(2) and (starts or last in GRAMMATICAL_AFTER or last.rstrip(",") in GRAMMATICAL_AFTER):
+        clause_starts = starts or before[-1:] == ","
+        subject = (clause_starts and next_word.lower() in GRAMMATICAL_BEFORE) or (starts and next_word[:1].islower())
+        after_word = last in GRAMMATICAL_AFTER or last.rstrip(",") in GRAMMATICAL_AFTER
+        listed = kept_until >= 0 and _RUN.fullmatch(match.string, kept_until, match.start()) is not None
+        if match.group(2) and (after_word or subject or listed):
+            kept_until = match.end()
             return match.group(1) + match.group(2)
         return _REMOVED
 

@@ -36,7 +36,8 @@ class Theorem:
 
 
 def theorems(nodes: Sequence[Any]) -> dict[str, Theorem]:
-    """The environments that `\\newtheorem` declares (`{env}{Name}[within]` or `{env}[shared]{Name}`)."""
+    """The environments that `\\newtheorem` declares (`{env}{Name}[within]`, or `{env}[shared]{Name}`,
+    numbered within what the shared counter's is)."""
     from pylatexenc.latexwalker import LatexMacroNode
 
     found: dict[str, Theorem] = {}
@@ -48,7 +49,26 @@ def theorems(nodes: Sequence[Any]) -> dict[str, Theorem]:
             continue
         counter = inner_source(shared).strip() if shared is not None else inner_source(env).strip()
         within_name = inner_source(within).strip() if within is not None else None
+        if shared is not None and counter in found:
+            within_name = found[counter].within
         found[inner_source(env).strip()] = Theorem(inner_source(name).strip(), counter, within_name)
+    return found
+
+
+def numbered_within(nodes: Sequence[Any]) -> dict[str, str]:
+    """The counters that `\\numberwithin{counter}{section}` numbers within a sectioning level."""
+    from pylatexenc.latexwalker import LatexMacroNode
+
+    found = {}
+    for node in walk(nodes):
+        if isinstance(node, LatexMacroNode) and node.macroname == "numberwithin":
+            arguments = [
+                inner_source(a).strip()
+                for a in argument_nodes(node) or []
+                if getattr(a, "delimiters", None) == ("{", "}")
+            ]
+            if len(arguments) == 2:
+                found[arguments[0]] = arguments[1]
     return found
 
 
@@ -58,6 +78,7 @@ class _Counters:
     appendix: bool = False
     counts: dict[str, int] = field(default_factory=dict)  # figure, table, equation, algorithm, theorems
     current: tuple[str, str] = UNKNOWN  # what a \label names now: the last counter stepped
+    within: dict[str, str] = field(default_factory=dict)  # counters numbered within a sectioning level
 
     @property
     def chapters(self) -> bool:
@@ -66,8 +87,12 @@ class _Counters:
     def section(self, level: int) -> tuple[str, str]:
         self.sections[level] += 1
         self.sections[level + 1 :] = [0] * (len(self.sections) - level - 1)
-        if level == 1:  # a chapter starts its floats' and equations' numbers again
-            self.counts = {k: v for k, v in self.counts.items() if k not in ("figure", "table", "equation")}
+        chapter_wise = ("figure", "table", "equation") if level == 1 else ()  # a book's floats count per chapter
+        self.counts = {
+            counter: count
+            for counter, count in self.counts.items()
+            if counter not in chapter_wise and (counter not in self.within or self._level(self.within[counter]) < level)
+        }
         if level == 0:
             return "part", str(self.sections[0])
         top = 1 if self.chapters else 2
@@ -83,8 +108,15 @@ class _Counters:
         top = 1 if self.chapters else 2
         self.sections[top:] = [0] * (len(self.sections) - top)
 
+    @staticmethod
+    def _level(within: str | None) -> int:
+        return _NUMBERED_SECTIONS.index(within) if within in _NUMBERED_SECTIONS else len(_NUMBERED_SECTIONS)
+
     def step(self, counter: str, kind: str, within: str | None = None) -> tuple[str, str]:
         """Step `counter`; its number, within the chapter for floats and equations of a book."""
+        within = within or self.within.get(counter)
+        if within is not None:
+            self.within[counter] = within
         self.counts[counter] = self.counts.get(counter, 0) + 1
         number = str(self.counts[counter])
         if within in _NUMBERED_SECTIONS:
@@ -110,12 +142,16 @@ def _letters(number: int) -> str:
     return letters
 
 
-def numbered_labels(nodes: Sequence[Any], declared: dict[str, Theorem]) -> dict[str, tuple[str, str]]:
+def numbered_labels(
+    nodes: Sequence[Any], declared: dict[str, Theorem], within: dict[str, str] | None = None
+) -> dict[str, tuple[str, str]]:
     """Each label of `nodes`: the kind and the number of what it labels. An environment ends what
-    its labels refer to, as its group ends LaTeX's current label."""
+    its labels refer to, as its group ends LaTeX's current label. `within` are the counters that
+    `\\numberwithin` numbers within a sectioning level."""
     from pylatexenc.latexwalker import LatexEnvironmentNode, LatexMacroNode
 
-    counters, labels = _Counters(), dict[str, tuple[str, str]]()
+    counters, labels = _Counters(within=dict(within or {})), dict[str, tuple[str, str]]()
+    counters.within.update({t.counter: t.within for t in declared.values() if t.within})
     floats: list[tuple[str, str, bool]] = []  # the floats around the node: kind, number it takes, a subfloat
     subfloats: list[int] = []  # per float: subfloats so far
 

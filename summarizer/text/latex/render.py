@@ -13,7 +13,7 @@ from typing import Any
 from summarizer.text.latex import citations
 from summarizer.text.latex.definitions import Command, chosen_branches
 from summarizer.text.latex.numbering import NAMES, SECTIONS, UNKNOWN
-from summarizer.text.latex.source import argument_nodes, inner_source, last_argument, parse
+from summarizer.text.latex.source import MATH_ENVIRONMENTS, argument_nodes, inner_source, last_argument, parse
 
 MAX_EXPANSION_DEPTH = 16  # a command defined by way of another, as deep as this
 PARAGRAPH = "\n\n"
@@ -39,7 +39,8 @@ DROPPED = frozenset(
     "newpage clearpage pagebreak linebreak noindent centering appendix input include subfile import subimport "
     "affil affiliation email newcommand renewcommand providecommand DeclareRobustCommand DeclareMathOperator "
     "def let usepackage documentclass todo missingfigure listoftodos newif newtheorem theoremstyle setlength "
-    "addtolength setcounter graphicspath captionsetup bibitem tnote".split()
+    "addtolength setcounter graphicspath captionsetup bibitem tnote nolinebreak nopagebreak color addcontentsline "
+    "authorrunning titlerunning tocauthor toctitle institute orcidID frametitle framesubtitle numberwithin".split()
 )
 FOOTNOTES = ("footnote", "footnotetext", "footnotemark", "thanks")
 REFERENCES = {"ref": False, "pageref": False, "eqref": False, "nameref": False,
@@ -50,14 +51,19 @@ RELATIONS = {
     "coloneqq": "≔", "coloneq": "≔", "eqqcolon": "≕", "vee": "∨", "wedge": "∧",
 }  # fmt: skip
 SYMBOLS = {
-    "bot": "⊥", "|": "‖", "Vert": "‖",
+    "bot": "⊥", "|": "‖", "Vert": "‖", "neg": "¬", "arg": "arg ", "euro": "€", "texteuro": "€",
+    "tablename": "Table", "figurename": "Figure", "hspace": " ", "choose": " choose ",
     "meter": "m", "metre": "m", "second": "s", "kilogram": "kg", "gram": "g", "percent": "%", "hertz": "Hz",
     "kilo": "k", "mega": "M", "giga": "G", "tera": "T", "milli": "m", "micro": "µ", "nano": "n", "byte": "B",
     "celsius": "°C", "degreeCelsius": "°C", "watt": "W", "joule": "J", "volt": "V", "ampere": "A",
     "newton": "N", "hour": "h", "minute": "min", "litre": "L", "liter": "L", "bit": "bit", "per": "/",
 }  # fmt: skip
-_XSPACE_PUNCTUATION = re.compile(rf"{XSPACE}(?=[.,;:!?)\]'’”]|$)")
+_XSPACE_PUNCTUATION = re.compile(rf"{XSPACE}(?=[.,;:!?)\]'’”/~\-]|$)")  # xspace's own exceptions
 _LEADING_DISPLAY = re.compile(rf"(?:(?<=\n\n)|^)(?:\s*{DISPLAY}[^{DISPLAYED}]*{DISPLAYED})+")
+# Display math after a finished sentence is no sentence's: it stands between two.
+_DISPLAY_AFTER_SENTENCE = re.compile(rf"([.!?][\"'”’)\]]*)(?:\s*{DISPLAY}[^{DISPLAYED}]*{DISPLAYED})+")
+_BLANK_LINE = re.compile(r"\n[^\S\n]+(?=\n)")  # a line of spaces or tabs ends a paragraph, as TeX reads it
+_SCRIPT_GROUP = re.compile(r"([_^])\{([^{}]{2,})\}")  # x^{n-2}: read as x^(n-2), not x^n-2
 _DISPLAY_MARKS = re.compile(f"[{DISPLAY}{DISPLAYED}]")
 _BEFORE_MARK = re.compile(rf"[^\S\n]*\n?[^\S\n]*{MARK}")
 
@@ -76,8 +82,9 @@ def finished(text: str) -> str:
     """Rendered text with its marks resolved: citations as `citations.resolved` reads them,
     footnote marks out with the space before them, display math that starts a paragraph out,
     `\\xspace` a space unless punctuation follows."""
-    text = citations.resolved(_BEFORE_MARK.sub("", text))
-    text = _DISPLAY_MARKS.sub("", _LEADING_DISPLAY.sub("", text))  # math that starts a paragraph is no sentence's
+    text = citations.resolved(_BEFORE_MARK.sub("", _BLANK_LINE.sub("\n", text)))
+    text = _DISPLAY_AFTER_SENTENCE.sub(r"\1", _LEADING_DISPLAY.sub("", text))
+    text = _DISPLAY_MARKS.sub("", text).replace("\u00ad", "")  # and soft hyphens (\\-) out of their words
     return _XSPACE_PUNCTUATION.sub("", text).replace(XSPACE, " ")
 
 
@@ -116,7 +123,13 @@ def _renderer_class() -> type:
             return text + (" " if not command.arguments and bool(getattr(node, "macro_post_space", None)) else "")
 
         def math_node_to_text(self, node: Any) -> str:
-            """Math as text, display math too: in its sentence, as the page sets it."""
+            """Math as text, display math too: in its sentence, as the page sets it. A sub- or
+            superscript of several characters keeps its grouping: x^{n-2} as x^(n-2)."""
+            verbatim = str(node.latex_verbatim())
+            if _SCRIPT_GROUP.search(verbatim):
+                grouped = parse(_SCRIPT_GROUP.sub(r"\1{(\2)}", verbatim))
+                if len(grouped) == 1 and type(grouped[0]) is type(node):
+                    node = grouped[0]
             text = " ".join(str(super().math_node_to_text(node)).split())
             if isinstance(node, LatexEnvironmentNode) or node.displaytype == "display":
                 return f" {DISPLAY}{text}{DISPLAYED} "
@@ -132,9 +145,10 @@ def _renderer_class() -> type:
             if not named:
                 return _listed([number for _kind, number in found])
             kinds = {kind for kind, _number in found}
-            if len(kinds) == 1:  # "Figures 1 and 2"
+            if len(kinds) == 1:  # "Figures 1 and 2", in order as cleveref sorts them
                 plural = "s" if len(found) > 1 else ""
-                return f"{_name(found[0][0])}{plural} {_listed([number for _kind, number in found])}"
+                numbers = sorted((number for _kind, number in found), key=_number_order)
+                return f"{_name(found[0][0])}{plural} {_listed(numbers)}"
             return _listed([f"{_name(kind)} {number}" for kind, number in found])
 
         def citation(self, node: Any) -> str:
@@ -151,6 +165,10 @@ def _renderer_class() -> type:
 
 def _name(kind: str) -> str:
     return NAMES.get(kind, kind if kind[:1].isupper() else "Section")
+
+
+def _number_order(number: str) -> tuple[int | str, ...]:
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"[.]", number))
 
 
 def _listed(items: Sequence[str]) -> str:
@@ -198,6 +216,20 @@ def _text_context() -> Any:
     def inline(node: Any, l2tobj: Any) -> str:  # a list run into its sentence (itemize*, inparaenum)
         return " ".join(str(l2tobj.nodelist_to_text(node.nodelist)).split())
 
+    def math(node: Any, l2tobj: Any) -> str:
+        return str(l2tobj.math_node_to_text(node))
+
+    def frame(node: Any, l2tobj: Any) -> str:  # a Beamer slide: its text, not its title ({Title} first)
+        content = list(node.nodelist)
+        while content and getattr(content[0], "chars", "x").strip() == "":
+            content.pop(0)
+        if content and getattr(content[0], "delimiters", None) == ("{", "}"):
+            content.pop(0)
+        return PARAGRAPH + str(l2tobj.nodelist_to_text(content)) + PARAGRAPH
+
+    def quoted(node: Any, l2tobj: Any) -> str:
+        return f"“{link_text(node, l2tobj)}”"
+
     macros = [MacroTextSpec(name, simplify_repl=lambda _node: MARK) for name in FOOTNOTES]
     cited = citations.PARENTHETICAL | citations.AUTHOR_YEAR | citations.AUTHORS | citations.YEARS
     macros += [MacroTextSpec(name, simplify_repl=citation) for name in sorted(cited)]
@@ -225,6 +257,17 @@ def _text_context() -> Any:
     environments = [EnvironmentTextSpec(name, discard=True) for name in sorted(DROPPED_ENVIRONMENTS)]
     environments += [EnvironmentTextSpec(name, simplify_repl=block) for name in sorted(BLOCKS)]
     environments += [EnvironmentTextSpec(name, simplify_repl=inline) for name in sorted(INLINE_LISTS)]
+    environments += [EnvironmentTextSpec(name, simplify_repl=math) for name in sorted(MATH_ENVIRONMENTS)]
+    environments += [EnvironmentTextSpec("frame", simplify_repl=frame)]
+
+    def typeset_text(node: Any, l2tobj: Any) -> str:  # \\texorpdfstring{what TeX sets}{a PDF bookmark's}
+        arguments = [a for a in argument_nodes(node) or [] if a is not None]
+        return str(l2tobj.nodelist_to_text(arguments[:1]))
+
+    macros += [
+        MacroTextSpec("enquote", simplify_repl=quoted),
+        MacroTextSpec("texorpdfstring", simplify_repl=typeset_text),
+    ]
     context = latex2text.get_default_latex_context_db()
     context.add_context_category("bertsum", macros=macros, environments=environments, prepend=True)
     context.set_unknown_macro_spec(MacroTextSpec("", discard=False))  # \mbox-like: its text

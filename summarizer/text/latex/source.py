@@ -39,12 +39,16 @@ ARGUMENTS = {
     "theoremstyle": "{", "def": "{{", "todo": "[{", "missingfigure": "[{", "SI": "[{{", "si": "[{",
     "num": "[{", "qty": "[{{", "unit": "[{", "tfrac": "{{", "dfrac": "{{", "binom": "{{", "operatorname": "*{",
     "bibitem": "[{", "@ifnextchar": "{{{", "newif": "{", "subfloat": "[[{", "tnote": "{",
+    "nolinebreak": "[", "nopagebreak": "[", "color": "[{", "addcontentsline": "{{{", "authorrunning": "{",
+    "titlerunning": "{", "tocauthor": "{", "toctitle": "{", "institute": "{", "orcidID": "{", "frametitle": "[{",
+    "framesubtitle": "{", "numberwithin": "[{{", "enquote": "*{", "texorpdfstring": "{{",
 }  # fmt: skip
 ENVIRONMENT_ARGUMENTS = {
     "itemize*": "[", "enumerate*": "[", "description*": "[", "inparaenum": "[", "inparaitem": "[",
     "compactitem": "[", "compactenum": "[", "asparaenum": "[", "asparaitem": "[", "subfigure": "[{",
-    "subtable": "[{", "minipage": "[[[{", "wrapfigure": "[{[{", "wraptable": "[{[{",
+    "subtable": "[{", "minipage": "[[[{", "wrapfigure": "[{[{", "wraptable": "[{[{", "proof": "[",
 }  # fmt: skip
+MATH_ENVIRONMENTS = {"alignat": "{", "alignat*": "{", "flalign": "", "flalign*": "", "dmath": "", "dmath*": ""}
 
 
 def with_inputs(source: str, directory: Path | None) -> str:
@@ -119,23 +123,26 @@ def normalized(source: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def walker_context(defined: tuple[tuple[str, str], ...] = ()) -> Any:
-    """pylatexenc's parsing context, knowing `ARGUMENTS` and the `defined` commands' arguments."""
+def walker_context(defined: tuple[tuple[str, str], ...] = (), theorems: tuple[str, ...] = ()) -> Any:
+    """pylatexenc's parsing context, knowing `ARGUMENTS`, the `defined` commands' arguments and
+    the document's theorem-like environments (their optional title)."""
     from pylatexenc import latexwalker
     from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
 
     context = latexwalker.get_default_latex_context_db()
     known = [MacroSpec(name, spec) for name, spec in (*ARGUMENTS.items(), *defined)]
     environments = [EnvironmentSpec(name, spec) for name, spec in ENVIRONMENT_ARGUMENTS.items()]
+    environments += [EnvironmentSpec(name, spec, is_math_mode=True) for name, spec in MATH_ENVIRONMENTS.items()]
+    environments += [EnvironmentSpec(name, "[") for name in theorems]
     context.add_context_category("bertsum", macros=known, environments=environments, prepend=True)
     return context
 
 
-def parse(source: str, defined: tuple[tuple[str, str], ...] = ()) -> list[Any]:
+def parse(source: str, defined: tuple[tuple[str, str], ...] = (), theorems: tuple[str, ...] = ()) -> list[Any]:
     """pylatexenc's nodes of `source` (tolerant of unbalanced braces and unknown commands)."""
     from pylatexenc.latexwalker import LatexWalker
 
-    walker = LatexWalker(source, latex_context=walker_context(defined), tolerant_parsing=True)
+    walker = LatexWalker(source, latex_context=walker_context(defined, theorems), tolerant_parsing=True)
     return list(walker.get_latex_nodes()[0])
 
 
