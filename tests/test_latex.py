@@ -296,9 +296,13 @@ def test_forms_that_papers_use(source, paragraphs):
     assert list(Document.from_text(source, "latex").paragraphs) == paragraphs
 
 
-def test_a_file_that_reads_itself_in_is_read_once_more_only(tmp_path):
+def test_a_file_that_reads_itself_in_is_read_once(tmp_path):
     (tmp_path / "loop.tex").write_text("\\begin{document}\n\\input{loop}\nLoop text.\n\\end{document}")
-    assert Document.from_file(tmp_path / "loop.tex").paragraphs == ("Loop text.", "Loop text.")
+    (tmp_path / "a.tex").write_text("A's text.\n\\input{b}")
+    (tmp_path / "b.tex").write_text("B's text.\n\\input{a}")
+    (tmp_path / "main.tex").write_text("Main text.\n\\input{a}")
+    assert Document.from_file(tmp_path / "loop.tex").paragraphs == ("Loop text.",)
+    assert Document.from_file(tmp_path / "main.tex").paragraphs == ("Main text. A's text. B's text.",)
 
 
 @pytest.mark.parametrize(
@@ -345,3 +349,55 @@ def test_a_file_that_reads_itself_in_is_read_once_more_only(tmp_path):
 )
 def test_numbers_math_and_layout_as_typeset(source, paragraphs):
     assert list(Document.from_text(source, "latex").paragraphs) == paragraphs
+
+
+def test_nothing_outside_the_document_s_directory_is_read(tmp_path):
+    inside = tmp_path / "paper"
+    inside.mkdir()
+    (tmp_path / "secret.tex").write_text("The secret plan is hidden here.")
+    (tmp_path / "secret.bib").write_text("@article{x2020, author = {Hidden, Sam}, year = 2020}")
+    (inside / "link.tex").symlink_to(tmp_path / "secret.tex")
+    (inside / "loop1.tex").symlink_to(inside / "loop2.tex")
+    (inside / "loop2.tex").symlink_to(inside / "loop1.tex")
+    (inside / "main.tex").write_text(
+        "\\usepackage{natbib}\n\\begin{document}\nThe paper starts here, see \\cite{x2020}.\n\\input ../secret\n"
+        "\\input{link}\n\\input{loop1}\n\\input{" + "x" * 300 + "}\n\\bibliography{../secret}\n\\end{document}"
+    )
+    assert Document.from_file(inside / "main.tex").paragraphs == ("The paper starts here, see [x2020].",)
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({f"f{i}.tex": "".join(f"\\input{{f{i + 1}}}\n" for _ in range(40)) for i in range(6)}, "reads in more than"),
+        (
+            {
+                "f0.tex": "".join(
+                    f"\\newcommand{{\\c{a}}}{{{f'{chr(92)}c{b} ' * 10}}}\n" for a, b in zip("abcdefgh", "bcdefghi")
+                )
+                + "\\ca"
+            },
+            "its commands expand more than",
+        ),  # fmt: skip
+    ],
+    ids=["inputs-fan-out", "expansion-bomb"],
+)
+def test_a_document_that_would_grow_without_bound_is_one_line(tmp_path, monkeypatch, files, message):
+    monkeypatch.setattr("summarizer.text.latex.render.MAX_EXPANSIONS", 2_000)  # the bounds, made small
+    monkeypatch.setattr("summarizer.text.latex.source.MAX_INPUTS", 100)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(InputError, match=rf"^\S*f0\.tex: {message}"):
+        Document.from_file(tmp_path / "f0.tex")
+
+
+def test_long_runs_of_spaces_and_code_with_open_braces_read_as_text():
+    spaces = "A sentence here." + " " * 20_000 + "~" * 2_000 + "\\," * 2_000 + "Another one."
+    assert Document.from_text(spaces, "latex").paragraphs == ("A sentence here. Another one.",)
+    code = "Before the code.\n\\begin{lstlisting}\nwhile (1) {\n\\end{lstlisting}\nAfter the code is prose."
+    assert Document.from_text(code, "latex").paragraphs == ("Before the code.", "After the code is prose.")
+
+
+def test_a_command_with_more_arguments_than_tex_allows_is_not_defined():
+    source = "\\newcommand{\\foo}[99]{X}\nFirst sentence here. \\foo{a}\n\nSecond paragraph here."
+    assert Document.from_text(source, "latex").paragraphs == ("First sentence here.", "Second paragraph here.")

@@ -60,7 +60,10 @@ def test_a_version_3_notebook_s_worksheets_are_read():
         ('{"cells": [\n{"cell_type": }', "not a Jupyter notebook: invalid JSON at line 2"),
         ('{"metadata": {}}', "not a Jupyter notebook: no list of cells"),
         ("[1, 2]", "not a Jupyter notebook: no list of cells"),
+        ('{"cells": [{"cell_type": "markdown", "source": [1, 2]}]}', "not a Jupyter notebook: cell 1's source is not"),
+        ("[" * 100_000 + "]" * 100_000, "not a Jupyter notebook: "),
     ],
+    ids=["invalid-json", "no-cells", "a-list", "source-not-text", "nested-deeply"],
 )
 def test_bad_notebooks_are_one_line_naming_the_file(tmp_path, text, message):
     path = tmp_path / "broken.ipynb"

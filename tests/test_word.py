@@ -99,3 +99,46 @@ def test_bad_word_files_are_one_line_naming_the_file(tmp_path, data, message):
 def test_a_docx_given_as_text_is_refused():
     with pytest.raises(InputError, match="a Word document is read from its bytes"):
         Document.from_text("text", "docx")
+
+
+def _with_body(xml: str) -> bytes:
+    """A .docx whose body is `xml` (python-docx's own package, its document part replaced)."""
+    out = io.BytesIO()
+    docx.Document().save(out)
+    source = zipfile.ZipFile(io.BytesIO(out.getvalue()))
+    result = io.BytesIO()
+    with zipfile.ZipFile(result, "w") as archive:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                start = data.index(b"<w:body>") + len(b"<w:body>")
+                data = data[:start] + xml.encode() + data[start:]
+            archive.writestr(item, data)
+    return result.getvalue()
+
+
+def test_text_boxes_and_tables_in_content_controls_are_not_the_body_s_text():
+    box = (
+        '<w:p><w:r><w:t xml:space="preserve">Body sentence is here. </w:t></w:r><w:r><mc:AlternateContent '
+        'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="wps"><w:drawing>'
+        "<w:txbxContent><w:p><w:r><w:t>Text box sentence.</w:t></w:r></w:p></w:txbxContent></w:drawing></mc:Choice>"
+        "<mc:Fallback><w:pict><w:txbxContent><w:p><w:r><w:t>Text box sentence.</w:t></w:r></w:p></w:txbxContent>"
+        "</w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>"
+    )
+    control = (
+        "<w:sdt><w:sdtContent><w:p><w:r><w:t>A controlled paragraph is read.</w:t></w:r></w:p>"
+        "<w:tbl><w:tr><w:tc><w:p><w:r><w:t>A table cell sentence.</w:t></w:r></w:p></w:tc></w:tr></w:tbl>"
+        "</w:sdtContent></w:sdt>"
+    )
+    assert Document.from_text(_with_body(box + control), "docx").paragraphs == (
+        "Body sentence is here.",
+        "A controlled paragraph is read.",
+    )
+
+
+def test_a_damaged_body_in_a_whole_package_is_one_line(tmp_path):
+    path = tmp_path / "memo.docx"
+    path.write_bytes(_with_body("<w:p><w:r><w:t>Unclosed"))
+    with pytest.raises(InputError, match=r"^\S*memo\.docx: not a readable Word document: ") as error:
+        Document.from_file(path)
+    assert "\n" not in str(error.value)

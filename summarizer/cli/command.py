@@ -271,7 +271,7 @@ def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_for
             f"{source.name}: larger than the input limit of {limit / 1_000_000:g} MB (raise it with --max-input-mb)"
         )
     format = input_format or ("text" if source.path is None else format_of(source.path))
-    document = read_document(data, format, source.name, None if source.path is None else source.path.parent)
+    document = read_document(data, format, source.name, source.path)
     if not document.paragraphs:
         blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
         raise InputError(

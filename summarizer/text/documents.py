@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from summarizer.errors import InputError, UnreadableDocument
+from summarizer.errors import InputError, UnreadableDocument, first_line
 from summarizer.text.ebook import epub_chapters
 from summarizer.text.latex import latex_paragraphs
 from summarizer.text.layout import SENTENCE_END
@@ -86,7 +86,7 @@ class Document:
             data = path.read_bytes()
         except OSError as error:
             raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
-        return read_document(data, format or format_of(path), str(path), path.parent)
+        return read_document(data, format or format_of(path), str(path), path)
 
     @classmethod
     def from_text(cls, text: str | bytes, format: str = "text") -> Document:
@@ -104,10 +104,11 @@ def check_format(format: str) -> None:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
 
 
-def read_document(data: str | bytes, format: str, name: str, directory: Path | None = None) -> Document:
+def read_document(data: str | bytes, format: str, name: str, path: Path | None = None) -> Document:
     """The running text of `data` read as `format` (perhaps none: `Document.paragraphs` is
-    empty); an `InputError` naming `name` when it cannot be read as that format. `directory` is
-    the file's, where a LaTeX document's `\\input` files are read from (none without it)."""
+    empty); an `InputError` naming `name` when it cannot be read as that format. `path` is the
+    file `data` comes from: a LaTeX document's `\\input` files are read from its directory (none
+    without it)."""
     check_format(format)
     try:
         if format in BINARY_FORMATS:
@@ -120,10 +121,15 @@ def read_document(data: str | bytes, format: str, name: str, directory: Path | N
             return Document(())
         if format == "latex":
             assert isinstance(data, str)
-            return Document(tuple(p for p in latex_paragraphs(data, directory) if _is_running_text(p)))
+            return Document(tuple(p for p in latex_paragraphs(data, path) if _is_running_text(p)))
         return Document(tuple(_READERS[format](data)))
     except UnreadableDocument as error:
         raise InputError(f"{name}: {error}") from None
+    except RecursionError:
+        raise InputError(f"{name}: not readable as {format}: nested too deeply") from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, NotImplementedError) as error:
+        # A reader's library met a file it was not written for: that file, not the run, fails.
+        raise InputError(f"{name}: not readable as {format}: {first_line(error)}") from None
 
 
 def _decode(data: bytes, keep_bytes: bool) -> str | bytes:

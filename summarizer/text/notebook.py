@@ -15,14 +15,21 @@ def notebook_markdown(text: str) -> list[str]:
         notebook = json.loads(text)
     except json.JSONDecodeError as error:
         raise UnreadableDocument(f"not a Jupyter notebook: invalid JSON at line {error.lineno}") from None
+    except (RecursionError, ValueError) as error:  # nested too deeply; a number too long to read
+        raise UnreadableDocument(f"not a Jupyter notebook: {type(error).__name__}") from None
     cells: Any = notebook.get("cells") if isinstance(notebook, dict) else None
     if cells is None and isinstance(notebook, dict) and isinstance(notebook.get("worksheets"), list):
-        cells = [cell for sheet in notebook["worksheets"] if isinstance(sheet, dict) for cell in sheet.get("cells", [])]
+        sheets = [sheet.get("cells") for sheet in notebook["worksheets"] if isinstance(sheet, dict)]
+        cells = [cell for sheet in sheets if isinstance(sheet, list) for cell in sheet]
     if not isinstance(cells, list):
         raise UnreadableDocument("not a Jupyter notebook: no list of cells")
     sources = []
-    for cell in cells:
+    for number, cell in enumerate(cells, 1):
         if isinstance(cell, dict) and cell.get("cell_type") == "markdown":
             source = cell.get("source", "")
-            sources.append("".join(source) if isinstance(source, list) else str(source))
+            if isinstance(source, list) and all(isinstance(line, str) for line in source):
+                source = "".join(source)
+            if not isinstance(source, str):
+                raise UnreadableDocument(f"not a Jupyter notebook: cell {number}'s source is not text")
+            sources.append(source)
     return sources

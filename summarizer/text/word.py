@@ -2,8 +2,8 @@
 
 Headings, the title, captions and tables of contents are not running text (a paragraph style
 names them); tables, text boxes, headers, footers, comments and footnotes are not in the body's
-paragraphs. Text a tracked change deleted is left out, text it inserted is read; a line break
-inside a paragraph is a space.
+paragraphs (a text box anchored in one is left out of it). Text a tracked change deleted is
+left out, text it inserted is read; a line break inside a paragraph is a space.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from typing import Any
 from summarizer.errors import UnreadableDocument, first_line
 
 MAX_UNPACKED_BYTES = 500_000_000  # what the archive's parts unpack to, at most
+MAX_DOCUMENT_BYTES = 100_000_000  # what its body (word/document.xml) unpacks to, at most
 # Paragraph styles (their names, as Word shows them) that are not running text.
 NOT_RUNNING = ("heading", "title", "subtitle", "caption", "toc", "table of figures", "index", "header", "footer")
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the old binary .doc (and .xls, .ppt) container
+_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 
 
 def docx_paragraphs(data: bytes) -> list[str]:
@@ -53,21 +55,23 @@ def _check_archive(data: bytes) -> None:
         raise UnreadableDocument("an old binary Word document (.doc), not .docx: save it as .docx first")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            names = set(archive.namelist())
-            unpacked = sum(info.file_size for info in archive.infolist())
-    except (zipfile.BadZipFile, ValueError, OSError):
+            sizes = {info.filename: info.file_size for info in archive.infolist()}
+    except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError):
         raise UnreadableDocument("not a Word .docx document (not a ZIP archive)") from None
-    if "word/document.xml" not in names:
+    if "word/document.xml" not in sizes:
         raise UnreadableDocument("not a Word .docx document (no word/document.xml in the archive)")
-    if unpacked > MAX_UNPACKED_BYTES:
-        raise UnreadableDocument(f"unpacks to more than {MAX_UNPACKED_BYTES / 1e6:g} MB")
+    if sum(sizes.values()) > MAX_UNPACKED_BYTES or sizes["word/document.xml"] > MAX_DOCUMENT_BYTES:
+        raise UnreadableDocument(f"unpacks to more than {MAX_DOCUMENT_BYTES / 1e6:g} MB of text")
 
 
 def _paragraphs(element: Any, qn: Any) -> list[Any]:
-    """A body paragraph, or the paragraphs a content control (`w:sdt`) holds."""
+    """A body paragraph, or the paragraphs a content control (`w:sdt`) holds, itself or in
+    content controls inside it (not in its tables)."""
     if element.tag == qn("w:p"):
         return [element]
-    return list(element.iter(qn("w:p")))
+    content = element.find(qn("w:sdtContent"))
+    children = content.iterchildren(qn("w:p"), qn("w:sdt")) if content is not None else ()
+    return [paragraph for child in children for paragraph in _paragraphs(child, qn)]
 
 
 def _style_name(paragraph: Any, styles: dict[str, str], qn: Any) -> str:
@@ -77,10 +81,11 @@ def _style_name(paragraph: Any, styles: dict[str, str], qn: Any) -> str:
 
 def _text(paragraph: Any, qn: Any) -> str:
     """A paragraph's text: its runs' text, tabs and breaks as spaces, deleted text left out."""
-    deleted, text_tag = qn("w:del"), qn("w:t")
+    text_tag = qn("w:t")
+    apart = {qn("w:del"), qn("w:txbxContent"), _FALLBACK}  # deleted text, text boxes (and their copies)
     parts = []
     for element in paragraph.iter(text_tag, qn("w:tab"), qn("w:br"), qn("w:cr"), qn("w:noBreakHyphen")):
-        if any(ancestor.tag == deleted for ancestor in element.iterancestors()):
+        if any(ancestor.tag in apart for ancestor in element.iterancestors()):
             continue
         if element.tag == text_tag:
             parts.append(element.text or "")

@@ -29,14 +29,14 @@ __all__ = ["latex_paragraphs"]
 _SENTENCE_BREAK = re.compile(rf"[.!?…][{re.escape(CLOSING_MARKS)}]*(?=\s)")
 
 
-def latex_paragraphs(text: str, directory: Path | None = None) -> list[str]:
+def latex_paragraphs(text: str, path: Path | None = None) -> list[str]:
     """The paragraphs of a LaTeX document's running text, each on one line (perhaps ones that
-    end no sentence: the caller keeps those that do). `directory` is where the files it reads in
-    and its bibliography are read from (none without it)."""
+    end no sentence: the caller keeps those that do). `path` is the document's file: the files it
+    reads in and its bibliography are read from its directory (none without it)."""
     from pylatexenc.latexwalker import LatexEnvironmentNode
 
     try:
-        document = source.normalized(source.with_inputs(text, directory))
+        document = source.normalized(source.with_inputs(text, path))
         preamble, begins, _body = document.partition("\\begin{document}")
         head = source.parse(preamble) if begins else []
         declared = tuple(sorted(numbering.theorems(head)))
@@ -51,7 +51,7 @@ def latex_paragraphs(text: str, directory: Path | None = None) -> list[str]:
         switches = definitions.switches(nodes)
         body = definitions.chosen_branches(body, switches)
         labels = numbering.numbered_labels(body, numbering.theorems(nodes), numbering.numbered_within(nodes))
-        references = citations.bibliography(nodes, directory)
+        references = citations.bibliography(nodes, None if path is None else path.resolve().parent)
         rendered = render.renderer(labels, commands, references, switches).nodelist_to_text(body)
     except UnreadableDocument:
         raise

@@ -13,6 +13,7 @@ without an entry, from a key that names authors before a year ("cohen2021title" 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import Any
 
 from summarizer.text.latex.source import argument_nodes, inner_source, last_argument, walk
 
+MAX_BIB_BYTES = 50_000_000  # a .bib file larger than this is not read
 PARENTHETICAL = frozenset("cite citep citealp parencite autocite footcite supercite Citep Autocite Parencite".split())
 AUTHOR_YEAR = frozenset("citet citealt Citet Citealt textcite Textcite".split())
 AUTHORS = frozenset("citeauthor Citeauthor".split())
@@ -118,14 +120,19 @@ def bibliography(nodes: Sequence[Any], directory: Path | None) -> dict[str, Refe
     if directory is not None:
         root = directory.resolve()
         for name in files:
-            path = (root / (name if name.endswith(".bib") else name + ".bib")).resolve()
-            if path.is_relative_to(root) and path.is_file():
-                try:
-                    text = path.read_text(encoding="utf-8-sig", errors="replace")
-                except OSError:
+            try:
+                path = (root / (name if name.endswith(".bib") else name + ".bib")).resolve()
+                if not (path.is_relative_to(root) and path.is_file()) or path.stat().st_size > MAX_BIB_BYTES:
                     continue
-                for key, reference in bib_references(text).items():
-                    references.setdefault(key, reference)
+                text = path.read_text(encoding="utf-8-sig", errors="replace")
+            except (OSError, RuntimeError, ValueError):  # a symlink loop, a name too long
+                continue
+            try:
+                entries = bib_references(text)
+            except RecursionError:  # braces never closed, entry after entry: left unread
+                continue
+            for key, reference in entries.items():
+                references.setdefault(key, reference)
     return references
 
 
@@ -237,9 +244,14 @@ def _top_level_split(text: str, separator: str) -> list[str]:
 
 def _text(latex: str) -> str:
     """LaTeX source as its characters ("M{\\"u}ller" to "Müller")."""
+    return " ".join(str(_plain_renderer().latex_to_text(latex)).split())
+
+
+@functools.cache
+def _plain_renderer() -> Any:
     from pylatexenc.latex2text import LatexNodes2Text
 
-    return " ".join(str(LatexNodes2Text().latex_to_text(latex)).split())
+    return LatexNodes2Text()
 
 
 def citation_text(keys: Sequence[str], references: dict[str, Reference], form: str = "author-year") -> str:

@@ -56,6 +56,8 @@ def _definition(node: Any) -> tuple[str, Command] | None:
             number = int(inner_source(count).strip()) if count is not None else 0
         except ValueError:
             return None
+        if not 0 <= number <= 9:  # as TeX allows
+            return None
         return _name(name), Command(number, None if default is None else inner_source(default), inner_source(body))
     if node.macroname == "def" and len(arguments) == 2 and None not in arguments:
         name, body = arguments  # \def\name{body}; one with parameters (\def\name#1{...}) has no group here

@@ -10,12 +10,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from summarizer.errors import UnreadableDocument
 from summarizer.text.latex import citations
 from summarizer.text.latex.definitions import Command, chosen_branches
 from summarizer.text.latex.numbering import NAMES, SECTIONS, UNKNOWN
 from summarizer.text.latex.source import MATH_ENVIRONMENTS, argument_nodes, inner_source, last_argument, parse
 
 MAX_EXPANSION_DEPTH = 16  # a command defined by way of another, as deep as this
+MAX_EXPANSIONS = 200_000  # commands expanded in one document, at most
 PARAGRAPH = "\n\n"
 MARK = "\x01"  # a footnote's mark: it goes with the space before it
 XSPACE = "\x02"  # \xspace: a space, unless punctuation follows
@@ -62,7 +64,8 @@ _XSPACE_PUNCTUATION = re.compile(rf"{XSPACE}(?=[.,;:!?)\]'’”/~\-]|$)")  # xs
 _LEADING_DISPLAY = re.compile(rf"(?:(?<=\n\n)|^)(?:\s*{DISPLAY}[^{DISPLAYED}]*{DISPLAYED})+")
 # Display math after a finished sentence is no sentence's: it stands between two.
 _DISPLAY_AFTER_SENTENCE = re.compile(rf"([.!?][\"'”’)\]]*)(?:\s*{DISPLAY}[^{DISPLAYED}]*{DISPLAYED})+")
-_BLANK_LINE = re.compile(r"\n[^\S\n]+(?=\n)")  # a line of spaces or tabs ends a paragraph, as TeX reads it
+_SPACES = re.compile(r"[^\S\n]+")
+_BLANK_LINES = re.compile(r"\n(?: ?\n)+")
 _SCRIPT_GROUP = re.compile(r"([_^])\{([^{}]{2,})\}")  # x^{n-2}: read as x^(n-2), not x^n-2
 _DISPLAY_MARKS = re.compile(f"[{DISPLAY}{DISPLAYED}]")
 _BEFORE_MARK = re.compile(rf"[^\S\n]*\n?[^\S\n]*{MARK}")
@@ -81,8 +84,10 @@ def renderer(
 def finished(text: str) -> str:
     """Rendered text with its marks resolved: citations as `citations.resolved` reads them,
     footnote marks out with the space before them, display math that starts a paragraph out,
-    `\\xspace` a space unless punctuation follows."""
-    text = citations.resolved(_BEFORE_MARK.sub("", _BLANK_LINE.sub("\n", text)))
+    `\\xspace` a space unless punctuation follows. White space is made single first (a line of
+    spaces or tabs ends a paragraph, as TeX reads it), so that no pattern here meets a long run."""
+    text = _BLANK_LINES.sub("\n\n", _SPACES.sub(" ", text))
+    text = citations.resolved(_BEFORE_MARK.sub("", text))
     text = _DISPLAY_AFTER_SENTENCE.sub(r"\1", _LEADING_DISPLAY.sub("", text))
     text = _DISPLAY_MARKS.sub("", text).replace("\u00ad", "")  # and soft hyphens (\\-) out of their words
     return _XSPACE_PUNCTUATION.sub("", text).replace(XSPACE, " ")
@@ -103,7 +108,7 @@ def _renderer_class() -> type:
         ) -> None:
             super().__init__(latex_context=_text_context(), math_mode="text")
             self.labels, self.commands, self.references, self.switches = labels, commands, references, switches
-            self.depth = 0
+            self.depth = self.expansions = 0
             self.defined = tuple(sorted((name, c.spec) for name, c in commands.items() if c.arguments))
 
         def macro_node_to_text(self, node: Any) -> str:
@@ -114,9 +119,12 @@ def _renderer_class() -> type:
             if command.default is not None and values and values[0] is None:
                 values[0] = command.default
             body = re.sub(r"#([1-9])", lambda m: _nth(values, int(m.group(1)) - 1), command.body)
+            self.expansions += 1
+            if self.expansions > MAX_EXPANSIONS:
+                raise UnreadableDocument(f"its commands expand more than {MAX_EXPANSIONS:,} times")
             self.depth += 1
             try:
-                text = str(self.nodelist_to_text(chosen_branches(parse(body, self.defined), self.switches)))
+                text = str(self.nodelist_to_text(chosen_branches(_parsed(body, self.defined), self.switches)))
             finally:
                 self.depth -= 1
             # TeX drops the space after a command's name; a sentence that reads "\\method is" means one.
@@ -165,6 +173,17 @@ def _renderer_class() -> type:
 
 def _name(kind: str) -> str:
     return NAMES.get(kind, kind if kind[:1].isupper() else "Section")
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_cached(body: str, defined: tuple[tuple[str, str], ...]) -> tuple[Any, ...]:
+    return tuple(parse(body, defined))
+
+
+def _parsed(body: str, defined: tuple[tuple[str, str], ...]) -> list[Any]:
+    """A command body's nodes, parsed once per body; one with a conditional each time (choosing
+    its branches changes the nodes, by the document's switches)."""
+    return parse(body, defined) if "\\if" in body else list(_parsed_cached(body, defined))
 
 
 def _number_order(number: str) -> tuple[int | str, ...]:

@@ -13,6 +13,7 @@ from summarizer.errors import UnreadableDocument
 
 MAX_INPUT_DEPTH = 8  # \input inside \input, as deep as this
 MAX_INPUT_CHARS = 20_000_000  # the document with its inputs, at most
+MAX_INPUTS = 1_000  # files read in, at most (a file read in twice counts twice)
 # Commands that read a file in: \input and \include (relative to where the document is read
 # from), \subfile (the subfiles package: the file's own document body), \import and \subimport
 # (the import package: a directory, then a file in it; \subimport's is relative to the file it
@@ -25,6 +26,8 @@ _COMMENT_LINE = re.compile(r"(?m)^[ \t]*(?<!\\)%.*(?:\n|\Z)")  # a line that is 
 # that hides what follows up to its \fi (it compares "0" with the next character).
 _LET = re.compile(r"\\let\s*\\(?:[a-zA-Z@]+|.)\s*=?\s*\\(?:[a-zA-Z@]+|.)")
 _IF_ZERO = re.compile(r"\\if\s*0(?![0-9])")
+VERBATIM_ENVIRONMENTS = ("verbatim", "verbatim*", "Verbatim", "BVerbatim", "lstlisting", "minted", "comment", "alltt")
+_VERBATIM_BEGIN = re.compile(rf"\\begin\{{({'|'.join(map(re.escape, VERBATIM_ENVIRONMENTS))})\}}")
 # Arguments of commands that pylatexenc's parser does not know (its argument specs: "{" a
 # mandatory argument, "[" an optional one, "*" a star).
 ARGUMENTS = {
@@ -51,75 +54,104 @@ ENVIRONMENT_ARGUMENTS = {
 MATH_ENVIRONMENTS = {"alignat": "{", "alignat*": "{", "flalign": "", "flalign*": "", "dmath": "", "dmath*": ""}
 
 
-def with_inputs(source: str, directory: Path | None) -> str:
-    """`source` with each file it reads in (`INPUTS`) in its place, read under `directory` and
-    never outside it; an input that is missing, unreadable or outside, or all of them without a
-    directory, is left out (a line it stood alone on goes whole)."""
-    if directory is None:
-        return _inputs(source, None, None, 0)
-    root = directory.resolve()
-    return _inputs(source, root, root, 0)
+def with_inputs(source: str, path: Path | None) -> str:
+    """`source` (the text of the file at `path`) with each file it reads in (`INPUTS`) in its
+    place, read from the directory of `path` and below it, never outside; an input that is
+    missing, unreadable, outside, or the file itself or one that reads it in, and all of them
+    without a `path`, is left out (a line it stood alone on goes whole). The document with its
+    inputs is at most `MAX_INPUT_CHARS` long and reads at most `MAX_INPUTS` files in."""
+    reader = _Inputs(None if path is None else path.resolve().parent)
+    return reader.placed(source, reader.root, 0, () if path is None else (path.resolve(),))
 
 
-def _inputs(source: str, root: Path | None, base: Path | None, depth: int, chain: tuple[Path, ...] = ()) -> str:
-    source = _BARE_INPUT.sub(r"\\input{\1}", source)
-    if not _INPUT.search(source):
-        return source
-    from pylatexenc.latexwalker import LatexMacroNode
+class _Inputs:
+    """The files one document reads in: where from, and how much so far."""
 
-    found = [n for n in walk(parse(source)) if isinstance(n, LatexMacroNode) and n.macroname in INPUTS]
-    pieces, end = [], len(source)
-    for node in sorted(found, key=lambda n: n.pos, reverse=True):
-        start, stop = node.pos, node.pos + node.len
-        if stop > end:  # inside an input already placed (none are: an input's argument holds no input)
-            continue
-        placed = _read_input(node, root, base, depth, chain)
-        line_start, line_end = source.rfind("\n", 0, start) + 1, source.find("\n", stop)
-        alone = not source[line_start:start].strip() and not source[stop : max(line_end, stop)].strip()
-        if placed is None and alone:
-            start, stop = line_start, stop if line_end < 0 else line_end + 1
-        pieces += [source[stop:end], "" if placed is None else placed.rstrip("\n")]
-        end = start
-    pieces.append(source[:end])
-    result = "".join(reversed(pieces))
-    if len(result) > MAX_INPUT_CHARS:
-        raise UnreadableDocument(f"longer than {MAX_INPUT_CHARS:,} characters with its input files")
-    return result
+    def __init__(self, root: Path | None) -> None:
+        self.root, self.chars, self.count = root, 0, 0
+        self.texts: dict[Path, str] = {}
 
+    def placed(self, source: str, base: Path | None, depth: int, chain: tuple[Path, ...]) -> str:
+        """`source` with its inputs in place (`base`: where its relative names start)."""
+        self.chars += len(source)
+        if self.chars > MAX_INPUT_CHARS:
+            raise UnreadableDocument(f"longer than {MAX_INPUT_CHARS:,} characters with its input files")
+        source = _BARE_INPUT.sub(r"\\input{\1}", source)
+        if not _INPUT.search(source):
+            return source
+        from pylatexenc.latexwalker import LatexMacroNode
 
-def _read_input(node: Any, root: Path | None, base: Path | None, depth: int, chain: tuple[Path, ...]) -> str | None:
-    """The text of the file `node` reads in, its own inputs placed; None when it cannot be read
-    or is one of the files that read it in (`chain`)."""
-    if root is None or base is None or depth >= MAX_INPUT_DEPTH:
-        return None
-    arguments = [inner_source(a).strip() for a in argument_nodes(node) or [] if getattr(a, "delimiters", None)]
-    if not arguments:
-        return None
-    if node.macroname in ("import", "subimport"):
-        if len(arguments) < 2:
+        found = [n for n in walk(parse(source)) if isinstance(n, LatexMacroNode) and n.macroname in INPUTS]
+        pieces, end = [], len(source)
+        for node in sorted(found, key=lambda n: n.pos, reverse=True):
+            start, stop = node.pos, node.pos + node.len
+            if stop > end:  # inside an input already placed (none are: an input's argument holds no input)
+                continue
+            text = self._input(node, base, depth, chain)
+            line_start, line_end = source.rfind("\n", 0, start) + 1, source.find("\n", stop)
+            alone = not source[line_start:start].strip() and not source[stop : max(line_end, stop)].strip()
+            if text is None and alone:
+                start, stop = line_start, stop if line_end < 0 else line_end + 1
+            pieces += [source[stop:end], "" if text is None else text.rstrip("\n")]
+            end = start
+        pieces.append(source[:end])
+        return "".join(reversed(pieces))
+
+    def _input(self, node: Any, base: Path | None, depth: int, chain: tuple[Path, ...]) -> str | None:
+        """The text of the file `node` reads in, its own inputs placed; None when it cannot be."""
+        root = self.root
+        if root is None or base is None or depth >= MAX_INPUT_DEPTH:
             return None
-        folder = (root if node.macroname == "import" else base) / arguments[-2]
+        arguments = [inner_source(a).strip() for a in argument_nodes(node) or [] if getattr(a, "delimiters", None)]
+        if not arguments or (node.macroname in ("import", "subimport") and len(arguments) < 2):
+            return None
+        folder = base
+        if node.macroname in ("import", "subimport"):
+            folder = (root if node.macroname == "import" else base) / arguments[-2]
         name = arguments[-1]
-    else:
-        folder, name = base, arguments[-1]
-    for candidate in (name,) if name.endswith(".tex") else (name + ".tex", name):
-        path = (folder / candidate).resolve()
-        if path.is_relative_to(root) and path.is_file():
-            if path in chain:
-                return None
+        for candidate in (name,) if name.endswith(".tex") else (name + ".tex", name):
             try:
-                text = path.read_text(encoding="utf-8-sig", errors="replace")
-            except OSError:
-                return None
+                path = (folder / candidate).resolve()
+                if not (path.is_relative_to(root) and path.is_file()) or path in chain:
+                    continue
+                text = self._read(path)
+            except UnreadableDocument:
+                raise
+            except (OSError, RuntimeError, ValueError):  # a symlink loop, a name too long, a NUL in it
+                continue
             inner = path.parent if node.macroname in ("import", "subimport") else base
-            return _inputs(text, root, inner, depth + 1, (*chain, path))
-    return None
+            return self.placed(text, inner, depth + 1, (*chain, path))
+        return None
+
+    def _read(self, path: Path) -> str:
+        self.count += 1
+        if self.count > MAX_INPUTS:
+            raise UnreadableDocument(f"reads in more than {MAX_INPUTS:,} files")
+        if path not in self.texts:
+            if self.chars + path.stat().st_size > MAX_INPUT_CHARS:
+                raise UnreadableDocument(f"longer than {MAX_INPUT_CHARS:,} characters with its input files")
+            self.texts[path] = path.read_text(encoding="utf-8-sig", errors="replace")
+        return self.texts[path]
 
 
 def normalized(source: str) -> str:
     """`source` less its lines that are all comment (TeX reads on across them, so a paragraph they
-    stand in stays one) and its `\\let`s, with `\\if0` as `\\iffalse`."""
+    stand in stays one), its `\\let`s and its verbatim environments (code and `comment`, which
+    TeX does not parse: a brace in them opens nothing), with `\\if0` as `\\iffalse`."""
+    source = _without_verbatim(source)
     return _IF_ZERO.sub(r"\\iffalse ", _LET.sub("", _COMMENT_LINE.sub("", source)))
+
+
+def _without_verbatim(source: str) -> str:
+    """`source` less each verbatim environment, up to its end (or the source's, as TeX reads one
+    never ended)."""
+    pieces, at = [], 0
+    while (begin := _VERBATIM_BEGIN.search(source, at)) is not None:
+        pieces.append(source[at : begin.start()])
+        end = source.find(f"\\end{{{begin.group(1)}}}", begin.end())
+        at = len(source) if end < 0 else end + len(begin.group(1)) + 6
+    pieces.append(source[at:])
+    return "".join(pieces)
 
 
 @functools.lru_cache(maxsize=64)
