@@ -49,6 +49,16 @@ def test_a_notebook_reads_as_its_markdown_cells():
     )
 
 
+def test_a_notebook_s_math_reads_as_text_and_prices_as_written():
+    cell = {"cell_type": "markdown", "source": "We embed $x_t\\in\\mathbb{R}^D$ with $a \\to b$.\n\n$$\ny = Wx\n$$\n\n"
+            "It costs $5 and $10 a month."}  # fmt: skip
+    notebook = {"cells": [cell]}
+    assert Document.from_text(json.dumps(notebook), "notebook").paragraphs == (
+        "We embed x_t∈ℝ^D with a → b.",
+        "It costs $5 and $10 a month.",
+    )
+
+
 def test_a_version_3_notebook_s_worksheets_are_read():
     old = {"nbformat": 3, "worksheets": [{"cells": [{"cell_type": "markdown", "source": ["Old notebooks read too."]}]}]}
     assert Document.from_text(json.dumps(old), "notebook").paragraphs == ("Old notebooks read too.",)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from summarizer.errors import InputError, UnreadableDocument, first_line
 from summarizer.text.ebook import epub_chapters
-from summarizer.text.latex import latex_paragraphs
+from summarizer.text.latex import latex_paragraphs, math_text
 from summarizer.text.layout import SENTENCE_END
 from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.mail import email_body
@@ -144,15 +144,16 @@ def _decode(data: bytes, keep_bytes: bool) -> str | bytes:
         raise UnreadableDocument(f"not valid UTF-8 text (byte {error.start})") from None
 
 
-def markdown_paragraphs(text: str) -> list[str]:
+def markdown_paragraphs(text: str, math: bool = False) -> list[str]:
     """Paragraphs, list items and block quotes of Markdown (CommonMark with tables, footnotes and
     front matter), with the text of links and inline code; never headings, code blocks, tables,
     images, badges, HTML, link targets or footnotes (left out as a PDF's are, with their marks),
     nor a paragraph that is all code or that ends no sentence (a label, a caption, a line of
-    badges: not running text, as a heading is not)."""
+    badges: not running text, as a heading is not). With `math`, as Jupyter renders it: `$x^2$`
+    is math, read as text (`x^2`), and a `$$` block is no paragraph."""
     result = []
     enclosing: list[str] = []
-    for token in _markdown_parser().parse(text):
+    for token in _markdown_parser(math).parse(text):
         if token.nesting == 1:
             enclosing.append(token.type)
         elif token.nesting == -1:
@@ -171,15 +172,18 @@ def _in_running_text(enclosing: Sequence[str]) -> bool:
 
 
 @functools.cache
-def _markdown_parser() -> MarkdownIt:
+def _markdown_parser(math: bool = False) -> MarkdownIt:
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
     from mdit_py_plugins.footnote import footnote_plugin
     from mdit_py_plugins.front_matter import front_matter_plugin
 
     parser = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     # Footnotes as GitHub writes them ("[^1]" and "[^1]: ..."); no inline "^[...]" notes, which
     # GitHub does not know and which would take text such as a regular expression's "^[a-z]".
-    return parser.use(front_matter_plugin).use(footnote_plugin, inline=False)
+    parser = parser.use(front_matter_plugin).use(footnote_plugin, inline=False)
+    # Math as Jupyter's MathJax reads it; not where a price is ("$5 and $10": a digit by a dollar).
+    return parser.use(dollarmath_plugin, allow_space=False, allow_digits=False) if math else parser
 
 
 def _inline_paragraph(children: Sequence[Token]) -> str:
@@ -198,6 +202,8 @@ def _inline_paragraph(children: Sequence[Token]) -> str:
 def _inline_text(token: Token) -> str:
     if token.type in ("text", "code_inline"):
         return token.content
+    if token.type == "math_inline":
+        return math_text(token.content)
     return " " if token.type in ("softbreak", "hardbreak") else ""  # images, inline HTML, markup
 
 
@@ -285,8 +291,8 @@ def _is_running_text(paragraph: str) -> bool:
 
 
 def notebook_paragraphs(text: str) -> list[str]:
-    """The paragraphs of a notebook's Markdown cells."""
-    return [paragraph for cell in notebook_markdown(text) for paragraph in markdown_paragraphs(cell)]
+    """The paragraphs of a notebook's Markdown cells, with their math."""
+    return [paragraph for cell in notebook_markdown(text) for paragraph in markdown_paragraphs(cell, math=True)]
 
 
 def docx_running_paragraphs(data: bytes) -> list[str]:

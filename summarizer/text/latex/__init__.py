@@ -25,7 +25,7 @@ from summarizer.errors import UnreadableDocument, first_line
 from summarizer.text.latex import citations, definitions, numbering, render, source
 from summarizer.text.layout import CLOSING_MARKS, SENTENCE_END
 
-__all__ = ["latex_paragraphs"]
+__all__ = ["latex_paragraphs", "math_text"]
 _SENTENCE_BREAK = re.compile(rf"[.!?…][{re.escape(CLOSING_MARKS)}]*(?=\s)")
 
 
@@ -61,6 +61,14 @@ def latex_paragraphs(text: str, path: Path | None = None) -> list[str]:
         raise UnreadableDocument(f"not readable LaTeX: {first_line(error)}") from None
     paragraphs = (" ".join(p.split()) for p in render.finished(str(rendered)).split(render.PARAGRAPH))
     return [_to_last_sentence(paragraph) for paragraph in paragraphs if paragraph]
+
+
+def math_text(latex: str) -> str:
+    """Math (the source between a formula's delimiters) as text: `\\alpha \\ne 0` as `α ≠ 0`."""
+    try:
+        return " ".join(render.renderer({}, {}, {}, {}).nodelist_to_text(source.parse(f"${latex}$")).split())
+    except Exception:  # a formula pylatexenc cannot follow stays as it was written
+        return latex
 
 
 def _arguments(commands: dict[str, definitions.Command]) -> tuple[tuple[str, str], ...]:
