@@ -146,3 +146,80 @@ def test_text_that_is_no_e_mail_is_one_line_naming_the_file(tmp_path):
     path.write_bytes(b"\n\njust a line without headers\n")
     with pytest.raises(InputError, match=r"^\S*note\.eml: not an e-mail message \(no headers\)$"):
         Document.from_file(path)
+
+
+def _damaged(data: bytes, name: str) -> bytes:
+    """`data` (a ZIP archive) with one byte of `name`'s compressed data changed."""
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    info = archive.getinfo(name)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    return data[:start] + bytes([data[start] ^ 0xFF]) + data[start + 1 :]
+
+
+def test_a_damaged_or_encrypted_epub_is_one_line_and_the_other_files_are_read(tmp_path):
+    files = book_files()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    with pytest.raises(InputError, match="a damaged EPUB book: "):
+        Document.from_text(_damaged(out.getvalue(), "OEBPS/text/chapter1.xhtml"), "epub")
+    encryption = (
+        b'<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+        b'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:EncryptionMethod '
+        b'Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/><enc:CipherData><enc:CipherReference '
+        b'URI="OEBPS/text/chapter1.xhtml"/></enc:CipherData></enc:EncryptedData></encryption>'
+    )
+    with pytest.raises(InputError, match=r"its chapters are encrypted \(DRM\)"):
+        Document.from_text(epub_bytes({**files, "META-INF/encryption.xml": encryption}), "epub")
+    fonts = encryption.replace(b"http://www.w3.org/2001/04/xmlenc#aes128-cbc", b"http://www.idpf.org/2008/embedding")
+    pytest.importorskip("trafilatura")
+    assert len(Document.from_text(epub_bytes({**files, "META-INF/encryption.xml": fonts}), "epub").paragraphs) == 4
+
+
+def test_an_epub_s_container_that_would_unpack_too_far_is_one_line(monkeypatch):
+    monkeypatch.setattr("summarizer.text.ebook.MAX_PACKAGE_BYTES", 1_000)
+    container = CONTAINER.replace(b"<rootfiles>", b"<!--" + b" " * 2_000 + b"--><rootfiles>")
+    with pytest.raises(InputError, match="META-INF/container.xml unpacks to more than"):
+        Document.from_text(epub_bytes({**book_files(), "META-INF/container.xml": container}), "epub")
+
+
+def test_replies_quoted_as_outlook_and_gmail_write_them_are_not_the_sender_s_text():
+    outlook = (
+        "Thanks, the figures look right to me and I will present them on Thursday.\n\n"
+        "________________________________\nFrom: Sam Lee <sam@example.org>\nSent: Tuesday, 3 March 2026 10:02\n"
+        "Subject: numbers\n\nDo we have the numbers yet?\n"
+    )
+    assert Document.from_text(message_bytes(outlook), "email").paragraphs == (
+        "Thanks, the figures look right to me and I will present them on Thursday.",
+    )
+    pytest.importorskip("trafilatura")
+    html = (
+        "<html><body><p>The venue is booked for the whole of Friday afternoon.</p>"
+        '<div class="gmail_signature">Alex Smith, Finance and Planning Department.</div>'
+        '<div class="gmail_quote"><div>On Tue, Sam wrote:</div><blockquote class="gmail_quote">'
+        "<p>Can you book the venue for the team meeting?</p></blockquote></div></body></html>"
+    )
+    message = EmailMessage()
+    message["From"], message["Subject"] = "alex@example.org", "Re: venue"
+    message.set_content("This message is in HTML format.")  # a stub: the HTML part is the body
+    message.add_alternative(html, subtype="html")
+    assert Document.from_text(message.as_bytes(), "email").paragraphs == (
+        "The venue is booked for the whole of Friday afternoon.",
+    )
+
+
+def test_an_mbox_is_read_as_its_first_message_and_an_unknown_charset_as_utf_8():
+    first = message_bytes("The first message of the archive is read.")
+    second = message_bytes("The second one is not.")
+    mbox = b"From alex@example.org Tue Mar  3 10:02:00 2026\n" + first + b"\n\nFrom sam@example.org Tue\n" + second
+    assert Document.from_text(mbox, "email").paragraphs == ("The first message of the archive is read.",)
+    unknown = message_bytes("Caf\u00e9 menus change on Monday.").replace(b'charset="utf-8"', b'charset="unknown-8bit"')
+    assert Document.from_text(unknown, "email").paragraphs == ("Café menus change on Monday.",)
+
+
+def test_a_signature_is_a_short_last_block_after_its_dashes():
+    body = "The plan is ready.\n--\nSection two starts here and goes on.\n" + "More of section two.\n" * 12
+    assert "Section two starts here and goes on." in " ".join(
+        Document.from_text(message_bytes(body), "email").paragraphs
+    )

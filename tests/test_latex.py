@@ -401,3 +401,19 @@ def test_long_runs_of_spaces_and_code_with_open_braces_read_as_text():
 def test_a_command_with_more_arguments_than_tex_allows_is_not_defined():
     source = "\\newcommand{\\foo}[99]{X}\nFirst sentence here. \\foo{a}\n\nSecond paragraph here."
     assert Document.from_text(source, "latex").paragraphs == ("First sentence here.", "Second paragraph here.")
+
+
+def test_keys_and_gaps_that_patterns_could_loop_on_read_at_once():
+    long_key = "\\usepackage{natbib}\nIn \\cite{" + "a" * 60 + "!2020} it holds."
+    assert Document.from_text(long_key, "latex").paragraphs == ("In [" + "a" * 60 + "!2020] it holds.",)
+    commas = "In \\cite{a}" + "," * 40_000 + " x \\cite{b}."
+    assert Document.from_text(commas, "latex").paragraphs[0].startswith("In [1],,,")
+    let = "\\let\\a" + " " * 80_000 + "It reads."
+    assert Document.from_text(let, "latex").paragraphs == ("It reads.",)
+
+
+def test_math_text_leaves_no_marks():
+    from summarizer.text.latex import math_text
+
+    assert math_text("x \\xspace + \\cite{a} \\footnote{y}") == "x +"
+    assert math_text("\\alpha \\ne 0") == "α ≠ 0"

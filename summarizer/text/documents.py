@@ -128,8 +128,9 @@ def read_document(data: str | bytes, format: str, name: str, path: Path | None =
     except RecursionError:
         raise InputError(f"{name}: not readable as {format}: nested too deeply") from None
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, NotImplementedError) as error:
-        # A reader's library met a file it was not written for: that file, not the run, fails.
-        raise InputError(f"{name}: not readable as {format}: {first_line(error)}") from None
+        # A reader's library met a file it was not written for: that file, not the run, fails
+        # (the library's error stays the cause, for a caller that wants it).
+        raise InputError(f"{name}: not readable as {format}: {first_line(error)}") from error
 
 
 def _decode(data: bytes, keep_bytes: bool) -> str | bytes:

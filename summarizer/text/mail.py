@@ -1,49 +1,117 @@
 """E-mail messages (.eml, RFC 5322): the body the sender wrote, without what they quote.
 
-The body is the message's plain text part, else its HTML part (read by the HTML reader), decoded
-by its own charset and transfer encoding (Python's `email` package). Headers, attachments, the
-signature (after a "-- " line) and quoted text (lines that begin with ">", and the "On ... wrote:"
-line above them, or an Outlook-style "-----Original Message-----" and all below it) are not
-the sender's running text.
+The body is the message's plain text part, else its HTML part (read by the HTML reader; also
+when the plain part is only a stub of it), decoded by its own charset and transfer encoding
+(Python's `email` package; a charset Python does not know is read as UTF-8, bad bytes
+replaced). Headers, attachments, the signature (a short last block after a "-- " line) and
+quoted text are not the sender's running text: in plain text, lines that begin with ">" with the
+"On ... wrote:" line above them, and a quoted reply below an Outlook-style "-----Original
+Message-----", a line of underscores, or a "From:" line over "Sent:" or "Date:"; in HTML, the
+quote and signature blocks Gmail, Outlook, Thunderbird and Apple Mail mark. A file in mbox form
+(beginning "From ") is read as its first message.
 """
 
 from __future__ import annotations
 
 import re
 from email import policy
+from email.message import MIMEPart
 from email.parser import BytesParser
 
 from summarizer.errors import UnreadableDocument
 
+MAX_HEADER_BYTES = 1_000_000  # a message's headers, at most
+MAX_SIGNATURE_LINES = 10  # a block after "-- " longer than this is no signature
 _SIGNATURE = re.compile(r"(?m)^-- ?$")
-_ORIGINAL = re.compile(r"(?mi)^\s*-{2,}\s*(?:original message|forwarded message)\s*-{2,}\s*$")
+_ORIGINAL = re.compile(r"(?mi)^[ \t]*-{2,}[ \t]*(?:original message|forwarded message)[ \t]*-{2,}[ \t]*$")
+_RULE = re.compile(r"(?m)^_{20,}[ \t]*$")  # Outlook's line over a quoted reply
+_QUOTED_HEADER = re.compile(r"(?m)^[ \t]*\*?From:\*?[ \t].*\n(?:[ \t]*\*?(?:Sent|Date):)", re.IGNORECASE)
 _QUOTED = re.compile(r"(?m)^[ \t]*>.*$\n?")
-_ATTRIBUTION = re.compile(r"(?m)^.*\b(?:wrote|writes|schrieb|a écrit|escribió)\s*:\s*$\n?(?=(?:[ \t]*\n)*[ \t]*>)")
+_ATTRIBUTION = re.compile(
+    r"(?m)^[^\n]*\b(?:wrote|writes|schrieb|a écrit|escribió)[ \t]*:[ \t]*\n(?=(?:[ \t]*\n){0,3}[ \t]*>)"
+)
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+_MBOX_NEXT = re.compile(rb"\n\nFrom \S")
+# HTML blocks that hold a quoted reply or a signature, by class or id, as mail programs mark them.
+_HTML_QUOTES = (
+    "//blockquote[@type='cite']",
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' gmail_quote ')]",
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' gmail_signature ')]",
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' moz-cite-prefix ')]",
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' moz-signature ')]",
+    "//*[@id='appendonsend']",
+    "//*[@id='Signature']",
+)
+_HTML_CUT = ("//*[@id='divRplyFwdMsg']", "//*[@id='appendonsend']")  # Outlook: the quoted reply follows
+_STUB = 200  # a plain part this short, beside an HTML part three times as long, is a stub
 
 
 def email_body(data: bytes) -> tuple[str, str]:
     """The format ("text" or "html") and text of a message's body, quoted text and signature out."""
+    if data.startswith(b"From "):  # mbox: its first message
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+        following = _MBOX_NEXT.search(data)
+        data = data[: following.start()] if following else data
+    header_end = _HEADER_END.search(data)
+    if (header_end.start() if header_end else len(data)) > MAX_HEADER_BYTES:
+        raise UnreadableDocument(f"an e-mail message with more than {MAX_HEADER_BYTES / 1e6:g} MB of headers")
     message = BytesParser(policy=policy.default).parsebytes(data)
     if not message.keys():
         raise UnreadableDocument("not an e-mail message (no headers)")
-    body = message.get_body(preferencelist=("plain", "html"))
-    if body is None:
-        return "text", ""
+    plain, html = message.get_body(preferencelist=("plain",)), message.get_body(preferencelist=("html",))
+    plain_text, html_text = _content(plain), _content(html)
+    if html_text and (not plain_text or _is_stub(plain_text, html_text)):
+        return "html", without_html_quotes(html_text)
+    return "text", without_quotes(plain_text)
+
+
+def _content(part: MIMEPart | None) -> str:
+    """A part's text by its charset; UTF-8 with bad bytes replaced where Python knows no such charset."""
+    if part is None:
+        return ""
     try:
-        text = body.get_content()
-    except (LookupError, ValueError) as error:  # an unknown charset, a damaged encoding
-        raise UnreadableDocument(f"an e-mail body that cannot be decoded: {error}") from None
-    if not isinstance(text, str):
-        return "text", ""
-    if body.get_content_subtype() == "html":
-        return "html", text
-    return "text", without_quotes(text)
+        content = part.get_content()
+    except (LookupError, ValueError, AssertionError):  # an unknown charset, a damaged encoding
+        payload = part.get_payload(decode=True)
+        content = payload.decode("utf-8", errors="replace") if isinstance(payload, bytes) else ""
+    return content if isinstance(content, str) else ""
+
+
+def _is_stub(plain: str, html: str) -> bool:
+    """Whether a plain part only points to the HTML one ("This message is in HTML format")."""
+    visible = re.sub(r"<[^>]*>", " ", html)
+    return len(plain.strip()) < _STUB and len(" ".join(visible.split())) > 3 * len(plain.strip())
 
 
 def without_quotes(text: str) -> str:
     """A plain text body less its signature, quoted lines and the lines that introduce them."""
-    for cut in (_SIGNATURE, _ORIGINAL):
+    for cut in (_ORIGINAL, _RULE, _QUOTED_HEADER):
         found = cut.search(text)
         if found:
             text = text[: found.start()]
+    signatures = list(_SIGNATURE.finditer(text))
+    if signatures and text[signatures[-1].end() :].strip().count("\n") < MAX_SIGNATURE_LINES:
+        text = text[: signatures[-1].start()]
     return _QUOTED.sub("", _ATTRIBUTION.sub("", text))
+
+
+def without_html_quotes(html: str) -> str:
+    """An HTML body less its quoted reply and signature blocks (by the marks mail programs give)."""
+    try:
+        from lxml import etree
+        from lxml import html as lxml_html
+    except ImportError:
+        return html  # the HTML reader says what to install
+    try:
+        tree = lxml_html.document_fromstring(html)
+    except (etree.ParserError, ValueError):
+        return html
+    for path in _HTML_CUT:
+        for element in tree.xpath(path):
+            for following in list(element.itersiblings()):
+                following.getparent().remove(following)
+    for path in _HTML_QUOTES:
+        for element in tree.xpath(path):
+            if element.getparent() is not None:
+                element.getparent().remove(element)
+    return str(lxml_html.tostring(tree, encoding="unicode"))

@@ -66,7 +66,8 @@ def latex_paragraphs(text: str, path: Path | None = None) -> list[str]:
 def math_text(latex: str) -> str:
     """Math (the source between a formula's delimiters) as text: `\\alpha \\ne 0` as `α ≠ 0`."""
     try:
-        return " ".join(render.renderer({}, {}, {}, {}).nodelist_to_text(source.parse(f"${latex}$")).split())
+        text = render.renderer({}, {}, {}, {}).nodelist_to_text(source.parse(f"${latex}$"))
+        return " ".join(render.finished(str(text)).split())
     except Exception:  # a formula pylatexenc cannot follow stays as it was written
         return latex
 

@@ -45,14 +45,15 @@ GRAMMATICAL_BEFORE = frozenset(
     "described achieves achieved employs employed develops developed considers considered applies applied "
     "defines defined gives gave notes noted claims claimed states stated discusses discussed 's ’s".split()
 )  # fmt: skip
-_RUN = re.compile(r"[\s,;]*(?:and|or|und|oder|et|ou|y|o|&)?[\s,;]*")  # between citations of one list
+_RUN = re.compile(r"[\s,;]*(?:(?:and|or|und|oder|et|ou|y|o|&)[\s,;]*)?")  # between citations of one list
+_RUN_LENGTH = 40  # characters between two citations of one list, at most
 _NEXT_WORD = re.compile(r"\s*((?:['’]s\b)|[\w'’]+)")
 _CITATION = re.compile(rf"([^\S\n]*\n?[^\S\n]*){CITED}([^{ENDED}]*){ENDED}")  # the space before, in its paragraph
 _LOOK_BACK = 80  # characters before a citation that say whether the sentence needs it
 _LAST_WORD = re.compile(r"(\S+)$")
 _NATBIB_LABEL = re.compile(r"^(.*?)\s*\(\s*(\d{4}[a-z]?)\s*\)")
 _KEY_YEAR = re.compile(r"(?<!\d)((?:1[89]|20)\d{2})(?!\d)")
-_KEY_AUTHORS = re.compile(r"[A-Za-z]+(?:[_:.\-]?[A-Za-z]+)*[_:.\-]?")  # letters, perhaps separated
+_KEY_AUTHORS = re.compile(r"[A-Za-z]+(?:[_:.\-][A-Za-z]+)*[_:.\-]?")  # letters, perhaps separated
 _KEY_NAMES = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # "DraganKohler", "arias_blocher", "LeCun"
 _BIB_ENTRY = re.compile(r"@\s*([A-Za-z]+)\s*[{(]\s*([^,\s]+)\s*,")
 _BIB_FIELD = re.compile(r"\s*([A-Za-z][\w-]*)\s*=\s*")
@@ -296,7 +297,11 @@ def resolved(text: str) -> str:
         clause_starts = starts or before[-1:] == ","
         subject = (clause_starts and next_word.lower() in GRAMMATICAL_BEFORE) or (starts and next_word[:1].islower())
         after_word = last in GRAMMATICAL_AFTER or last.rstrip(",") in GRAMMATICAL_AFTER
-        listed = kept_until >= 0 and _RUN.fullmatch(match.string, kept_until, match.start()) is not None
+        listed = (
+            kept_until >= 0
+            and match.start() - kept_until <= _RUN_LENGTH
+            and _RUN.fullmatch(match.string, kept_until, match.start()) is not None
+        )
         if match.group(2) and (after_word or subject or listed):
             kept_until = match.end()
             return match.group(1) + match.group(2)

@@ -24,7 +24,7 @@ _BARE_INPUT = re.compile(r"\\input[ \t]+([^\s{}%\\]+)")  # TeX's own form: \inpu
 _COMMENT_LINE = re.compile(r"(?m)^[ \t]*(?<!\\)%.*(?:\n|\Z)")  # a line that is all comment goes whole
 # Forms pylatexenc cannot parse as TeX reads them: \let\a=\b (prints nothing) and \if0, the idiom
 # that hides what follows up to its \fi (it compares "0" with the next character).
-_LET = re.compile(r"\\let\s*\\(?:[a-zA-Z@]+|.)\s*=?\s*\\(?:[a-zA-Z@]+|.)")
+_LET = re.compile(r"\\let\s*\\(?:[a-zA-Z@]+|.)\s*(?:=\s*)?\\(?:[a-zA-Z@]+|.)")
 _IF_ZERO = re.compile(r"\\if\s*0(?![0-9])")
 VERBATIM_ENVIRONMENTS = ("verbatim", "verbatim*", "Verbatim", "BVerbatim", "lstlisting", "minted", "comment", "alltt")
 _VERBATIM_BEGIN = re.compile(rf"\\begin\{{({'|'.join(map(re.escape, VERBATIM_ENVIRONMENTS))})\}}")
