@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -554,3 +555,11 @@ def test_a_pdf_s_maker_says_whether_a_hyphen_at_a_line_s_end_breaks_a_word(produ
         pdf.cell(0, 6, line, new_x="LMARGIN", new_y="NEXT")
     (paragraph,) = Document.from_text(bytes(pdf.output()), "pdf").paragraphs
     assert f"it is a {word} one among" in paragraph  # a browser does not hyphenate; a typesetter does
+
+
+def assert_one_line(path, data, message):
+    """Reading `data` written to `path` fails with one line that names the file and holds `message`."""
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
+    with pytest.raises(InputError, match=rf"^\S*{re.escape(path.name)}: ") as error:
+        Document.from_file(path)
+    assert message in str(error.value) and "\n" not in str(error.value)

@@ -7,6 +7,7 @@ import zipfile
 from email.message import EmailMessage
 
 import pytest
+from test_documents import assert_one_line
 
 from summarizer.errors import InputError
 from summarizer.text.documents import Document, format_of
@@ -86,11 +87,7 @@ def test_an_epub_book_reads_as_its_chapters_in_reading_order():
     ids=["not-zip", "no-container", "damaged", "no-package"],
 )
 def test_bad_epub_files_are_one_line_naming_the_file(tmp_path, data, message):
-    path = tmp_path / "novel.epub"
-    path.write_bytes(data)
-    with pytest.raises(InputError, match=r"^\S*novel\.epub: ") as error:
-        Document.from_file(path)
-    assert message in str(error.value) and "\n" not in str(error.value)
+    assert_one_line(tmp_path / "novel.epub", data, message)
 
 
 REPLY = """Hi Sam,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_documents import assert_one_line
 
-from summarizer.errors import InputError
 from summarizer.text.documents import Document, format_of
 
 NOTEBOOK = {
@@ -76,8 +76,4 @@ def test_a_version_3_notebook_s_worksheets_are_read():
     ids=["invalid-json", "no-cells", "a-list", "source-not-text", "nested-deeply"],
 )
 def test_bad_notebooks_are_one_line_naming_the_file(tmp_path, text, message):
-    path = tmp_path / "broken.ipynb"
-    path.write_text(text)
-    with pytest.raises(InputError, match=r"^\S*broken\.ipynb: ") as error:
-        Document.from_file(path)
-    assert message in str(error.value) and "\n" not in str(error.value)
+    assert_one_line(tmp_path / "broken.ipynb", text, message)
