@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from summarizer.text.latex.source import argument_nodes, inner_source, last_argument, walk
+from summarizer.text.latex.source import argument_nodes, file_under, inner_source, last_argument, walk
 
 MAX_BIB_BYTES = 50_000_000  # a .bib file larger than this is not read
 PARENTHETICAL = frozenset("cite citep citealp parencite autocite footcite supercite Citep Autocite Parencite".split())
@@ -121,12 +121,14 @@ def bibliography(nodes: Sequence[Any], directory: Path | None) -> dict[str, Refe
     if directory is not None:
         root = directory.resolve()
         for name in files:
+            path = file_under(root, root, name if name.endswith(".bib") else name + ".bib")
+            if path is None:
+                continue
             try:
-                path = (root / (name if name.endswith(".bib") else name + ".bib")).resolve()
-                if not (path.is_relative_to(root) and path.is_file()) or path.stat().st_size > MAX_BIB_BYTES:
+                if path.stat().st_size > MAX_BIB_BYTES:
                     continue
                 text = path.read_text(encoding="utf-8-sig", errors="replace")
-            except (OSError, RuntimeError, ValueError):  # a symlink loop, a name too long
+            except OSError:
                 continue
             try:
                 entries = bib_references(text)

@@ -113,25 +113,27 @@ class _Counters:
         return _NUMBERED_SECTIONS.index(within) if within in _NUMBERED_SECTIONS else len(_NUMBERED_SECTIONS)
 
     def step(self, counter: str, kind: str, within: str | None = None) -> tuple[str, str]:
-        """Step `counter`; its number, within the chapter for floats and equations of a book."""
-        within = within or self.within.get(counter)
+        """Step `counter` (numbered `within` a sectioning level from now on, when given)."""
         if within is not None:
             self.within[counter] = within
         self.counts[counter] = self.counts.get(counter, 0) + 1
-        number = str(self.counts[counter])
-        if within in _NUMBERED_SECTIONS:
-            level = _NUMBERED_SECTIONS.index(within)
-            top = 1 if self.chapters else 2
-            prefix = [str(n) for n in self.sections[top : level + 1]]
-            number = ".".join([*prefix, number])
-        elif within is None and self.chapters and counter in ("figure", "table", "equation"):
-            number = f"{self.sections[1]}.{number}"
-        return kind, number
+        return kind, self._number(counter, self.counts[counter])
 
     def peek(self, counter: str) -> str:
         """The number `counter` will take when next stepped (a figure's, for its subfigures)."""
-        number = str(self.counts.get(counter, 0) + 1)
-        return f"{self.sections[1]}.{number}" if self.chapters else number
+        return self._number(counter, self.counts.get(counter, 0) + 1)
+
+    def _number(self, counter: str, count: int) -> str:
+        """How LaTeX prints `count` of `counter`: after the sectioning numbers it is within, or
+        the chapter's for floats and equations of a book."""
+        within = self.within.get(counter)
+        if within in _NUMBERED_SECTIONS:
+            top = 1 if self.chapters else 2
+            prefix = [str(n) for n in self.sections[top : _NUMBERED_SECTIONS.index(within) + 1]]
+            return ".".join([*prefix, str(count)])
+        if within is None and self.chapters and counter in ("figure", "table", "equation"):
+            return f"{self.sections[1]}.{count}"
+        return str(count)
 
 
 def _letters(number: int) -> str:

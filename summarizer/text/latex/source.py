@@ -110,14 +110,12 @@ class _Inputs:
             folder = (root if node.macroname == "import" else base) / arguments[-2]
         name = arguments[-1]
         for candidate in (name,) if name.endswith(".tex") else (name + ".tex", name):
+            path = file_under(root, folder, candidate)
+            if path is None or path in chain:
+                continue
             try:
-                path = (folder / candidate).resolve()
-                if not (path.is_relative_to(root) and path.is_file()) or path in chain:
-                    continue
                 text = self._read(path)
-            except UnreadableDocument:
-                raise
-            except (OSError, RuntimeError, ValueError):  # a symlink loop, a name too long, a NUL in it
+            except OSError:
                 continue
             inner = path.parent if node.macroname in ("import", "subimport") else base
             return self.placed(text, inner, depth + 1, (*chain, path))
@@ -140,6 +138,17 @@ def normalized(source: str) -> str:
     TeX does not parse: a brace in them opens nothing), with `\\if0` as `\\iffalse`."""
     source = _without_verbatim(source)
     return _IF_ZERO.sub(r"\\iffalse ", _LET.sub("", _COMMENT_LINE.sub("", source)))
+
+
+def file_under(root: Path, folder: Path, name: str) -> Path | None:
+    """The regular file `folder / name` resolves to (symlinks followed) when it lies under
+    `root`; None when it does not, or when the name cannot be resolved (a symlink loop, a name
+    too long, a NUL in it)."""
+    try:
+        path = (folder / name).resolve()
+        return path if path.is_relative_to(root) and path.is_file() else None
+    except (OSError, RuntimeError, ValueError):
+        return None
 
 
 def _without_verbatim(source: str) -> str:
