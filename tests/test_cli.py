@@ -326,6 +326,16 @@ def test_latex_word_notebook_ebook_and_e_mail_files_are_read_by_their_format(run
     assert any("future latent states" in sentence for sentence in records[0]["sentences"])  # from an \\input file
 
 
+def test_a_latex_input_file_that_is_missing_is_reported_and_the_rest_summarized(run, tmp_path):
+    from test_latex import PAPER
+
+    (tmp_path / "paper.tex").write_text(PAPER)  # without its sections/intro.tex
+    code, out, err = run(tmp_path / "paper.tex", "-k", "1")
+    assert code == 0 and out.strip()
+    note = f"\\input{{sections/intro}}: left out: not a file under {tmp_path.resolve()}"
+    assert err == f"summarize: {tmp_path / 'paper.tex'}: {note}\n"
+
+
 def test_input_format_overrides_the_extension_and_stdin(run, tmp_path, monkeypatch):
     from test_documents import README
 

@@ -151,7 +151,7 @@ def test_references_print_the_numbers_latex_would(tmp_path):
     assert "its loss in Eq. (2)." in text  # the introduction's equation is (1)
     assert "Figure 1 and Table 1 show the results, which Figure 1 and Table 1 sum up; Figure 1b is" in text
     assert "Rows (3) and (4) are numbered" in text  # the align's second row has no number
-    assert "By Theorem 1 and Lemma 2, see page ??, the claim holds." in text  # a lemma shares the theorems' counter
+    assert "By Theorem 1 and Lemma 2, the claim holds." in text  # a lemma shares the theorems' counter
     assert "The bound of Section 2.1 holds, as Appendix A and ?? show." in text
 
 
@@ -198,15 +198,35 @@ def test_inputs_are_read_only_from_inside_the_document_s_directory(tmp_path):
     inputs = "\\input{../secret}\n\\input{/etc/hostname}\n\\include{missing}\n\\import{parts/}{one}"
     paper = f"\\begin{{document}}\nThe paper starts here.\n{inputs}\n\\end{{document}}"
     (inside / "main.tex").write_text(paper)
-    assert Document.from_file(inside / "main.tex").paragraphs == (
-        "The paper starts here. An imported part is read. A part it imports is read too.",
+    document = Document.from_file(inside / "main.tex")
+    assert document.paragraphs == ("The paper starts here. An imported part is read. A part it imports is read too.",)
+    root = inside.resolve()
+    assert document.left_out == (  # in the document's order
+        f"\\input{{../secret}}: left out: not a file under {root}",
+        f"\\input{{/etc/hostname}}: left out: not a file under {root}",
+        f"\\include{{missing}}: left out: not a file under {root}",
     )
 
 
 def test_latex_given_as_text_reads_no_inputs(tmp_path):
     (tmp_path / "intro.tex").write_text("An input file's sentence.")
     paper = "Some text here.\n\\input{intro}\nMore text here."
-    assert Document.from_text(paper, "latex").paragraphs == ("Some text here. More text here.",)
+    document = Document.from_text(paper, "latex")
+    assert document.paragraphs == ("Some text here. More text here.",)
+    assert document.left_out == ("\\input{intro}: left out: the document was read from text, not from its file",)
+
+
+@pytest.mark.parametrize(
+    ("source", "text"),
+    [
+        ("See Figure~\\ref{f} on page~\\pageref{f} for the plot.", "See Figure ?? for the plot."),
+        ("The proof (see p.~\\pageref{p}) is short.", "The proof is short."),
+        ("The claim holds, see page \\pageref{p}.", "The claim holds."),
+        ("It is on Page~\\pageref{p}.", "It is."),
+    ],
+)
+def test_a_page_reference_goes_with_its_words(source, text):
+    assert Document.from_text(source, "latex").paragraphs == (text,)  # no page number without typesetting
 
 
 def test_a_command_that_calls_itself_expands_a_bounded_number_of_times(tmp_path):
@@ -302,7 +322,9 @@ def test_a_file_that_reads_itself_in_is_read_once(tmp_path):
     (tmp_path / "b.tex").write_text("B's text.\n\\input{a}")
     (tmp_path / "main.tex").write_text("Main text.\n\\input{a}")
     assert Document.from_file(tmp_path / "loop.tex").paragraphs == ("Loop text.",)
-    assert Document.from_file(tmp_path / "main.tex").paragraphs == ("Main text. A's text. B's text.",)
+    document = Document.from_file(tmp_path / "main.tex")
+    assert document.paragraphs == ("Main text. A's text. B's text.",)
+    assert document.left_out == ("\\input{a}: left out: the file reads itself in",)
 
 
 @pytest.mark.parametrize(

@@ -59,6 +59,32 @@ def test_a_notebook_s_math_reads_as_text_and_prices_as_written():
     )
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        "The loss is\n\n$$\nL = \\sum_i x_i\n$$\n\nwhere x is the input.",
+        "The loss is\n$$\nL = \\sum_i x_i\n$$\nwhere x is the input.",
+        "The loss is $$L = \\sum_i x_i$$ where x is the input.",
+    ],
+    ids=["block", "block-in-paragraph", "inline"],
+)
+def test_display_math_reads_within_the_sentence_it_interrupts(source):
+    notebook = {"cells": [{"cell_type": "markdown", "source": source}]}
+    assert Document.from_text(json.dumps(notebook), "notebook").paragraphs == (
+        "The loss is L = ∑_i x_i where x is the input.",
+    )
+
+
+def test_display_math_before_a_new_sentence_is_left_out():
+    source = "We minimize the loss:\n\n$$\nL = x\n$$\n\nThe model converges.\n\n$$y$$\n\nand ends."
+    notebook = {"cells": [{"cell_type": "markdown", "source": source}]}
+    assert Document.from_text(json.dumps(notebook), "notebook").paragraphs == (
+        "We minimize the loss:",
+        "The model converges.",
+        "and ends.",
+    )
+
+
 def test_a_version_3_notebook_s_worksheets_are_read():
     old = {"nbformat": 3, "worksheets": [{"cells": [{"cell_type": "markdown", "source": ["Old notebooks read too."]}]}]}
     assert Document.from_text(json.dumps(old), "notebook").paragraphs == ("Old notebooks read too.",)

@@ -272,6 +272,8 @@ def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_for
         )
     format = input_format or ("text" if source.path is None else format_of(source.path))
     document = read_document(data, format, source.name, source.path)
+    for note in document.left_out:  # the summary is of the rest, as LaTeX typesets the rest
+        _report(f"{source.name}: {note}")
     if not document.paragraphs:
         blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
         raise InputError(

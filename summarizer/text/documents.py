@@ -13,6 +13,7 @@ their own: `pdf`, `latex`, `word`, `notebook` (Markdown cells, read here as Mark
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -20,10 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import regex
+
 from summarizer.errors import InputError, UnreadableDocument, first_line
 from summarizer.text.ebook import epub_chapters
 from summarizer.text.latex import latex_paragraphs, math_text
-from summarizer.text.layout import SENTENCE_END
+from summarizer.text.layout import CLOSING_MARKS, SENTENCE_END
 from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.mail import email_body
 from summarizer.text.notebook import notebook_markdown
@@ -56,6 +59,7 @@ EXTENSIONS = {
 }
 FORMATS_EXTRA = "pip install 'bertsum[formats]'"
 _ALPHANUMERIC = re.compile(r"\w")
+_SENTENCE_TERMINAL = regex.compile(rf"(?r)[\p{{Sentence_Terminal}}…][{CLOSING_MARKS}]*$")
 # Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
 _HTML_BLOCKS = ("p", "item", "quote")
 # Class names (whole tokens of a class attribute, lower-cased) that documentation generators
@@ -74,9 +78,11 @@ _CODE_PREFIXES = ("language-", "lang-", "brush:", "highlight-")  # on the <pre>,
 
 @dataclass(frozen=True)
 class Document:
-    """The running text of a document: one paragraph per entry, each on one line."""
+    """The running text of a document: one paragraph per entry, each on one line; and a note on
+    each part it names that could not be read (a LaTeX document's missing `\\input` file)."""
 
     paragraphs: tuple[str, ...]
+    left_out: tuple[str, ...] = ()
 
     @classmethod
     def from_file(cls, path: str | Path, format: str | None = None) -> Document:
@@ -121,7 +127,8 @@ def read_document(data: str | bytes, format: str, name: str, path: Path | None =
             return Document(())
         if format == "latex":
             assert isinstance(data, str)
-            return Document(tuple(p for p in latex_paragraphs(data, path) if _is_running_text(p)))
+            paragraphs, left_out = latex_paragraphs(data, path)
+            return Document(tuple(p for p in paragraphs if _is_running_text(p)), tuple(left_out))
         return Document(tuple(_READERS[format](data)))
     except UnreadableDocument as error:
         raise InputError(f"{name}: {error}") from None
@@ -151,10 +158,14 @@ def markdown_paragraphs(text: str, math: bool = False) -> list[str]:
     images, badges, HTML, link targets or footnotes (left out as a PDF's are, with their marks),
     nor a paragraph that is all code or that ends no sentence (a label, a caption, a line of
     badges: not running text, as a heading is not). With `math`, as Jupyter renders it: `$x^2$`
-    is math, read as text (`x^2`), and a `$$` block is no paragraph."""
+    and `$$x^2$$` are math, read as text (`x^2`); a `$$` block between the start of a sentence
+    and its lower-case rest ("the loss $$...$$ where x is...") is read within that sentence, and
+    is no paragraph otherwise."""
     result = []
     enclosing: list[str] = []
-    for token in _markdown_parser(math).parse(text):
+    tokens = _markdown_parser(math).parse(text)
+    held = ("", "")  # a paragraph that display math interrupts: as it is, and with the math
+    for index, token in enumerate(tokens):
         if token.nesting == 1:
             enclosing.append(token.type)
         elif token.nesting == -1:
@@ -163,9 +174,28 @@ def markdown_paragraphs(text: str, math: bool = False) -> list[str]:
             children = token.children or []
             paragraph = _inline_paragraph(children)
             code = all(child.type == "code_inline" or not child.content.strip() for child in children)
-            if _is_running_text(paragraph) and not code:
+            before, interrupted = held
+            if interrupted and paragraph[:1].islower():
+                paragraph, code = f"{interrupted} {paragraph}", False
+            elif _is_running_text(before):
+                result.append(before)
+            interrupted = _interrupted(paragraph, tokens[index + 1 :]) if math and not code else ""
+            held = (paragraph, interrupted) if interrupted else ("", "")
+            if _is_running_text(paragraph) and not code and not interrupted:
                 result.append(paragraph)
     return result
+
+
+def _interrupted(paragraph: str, rest: Sequence[Token]) -> str:
+    """A paragraph that ends no sentence, with the display math that follows it, when a paragraph
+    comes next (that may be the sentence's rest); "" otherwise."""
+    if not rest or rest[0].type != "paragraph_close" or _SENTENCE_TERMINAL.search(paragraph):
+        return ""
+    blocks = list(itertools.takewhile(lambda token: token.type.startswith("math_block"), rest[1:]))
+    following = rest[1 + len(blocks) : 2 + len(blocks)]
+    if not blocks or [token.type for token in following] != ["paragraph_open"]:
+        return ""
+    return " ".join([paragraph, *(math_text(block.content) for block in blocks)])
 
 
 def _in_running_text(enclosing: Sequence[str]) -> bool:
@@ -184,7 +214,7 @@ def _markdown_parser(math: bool = False) -> MarkdownIt:
     # GitHub does not know and which would take text such as a regular expression's "^[a-z]".
     parser = parser.use(front_matter_plugin).use(footnote_plugin, inline=False)
     # Math as Jupyter's MathJax reads it; not where a price is ("$5 and $10": a digit by a dollar).
-    return parser.use(dollarmath_plugin, allow_space=False, allow_digits=False) if math else parser
+    return parser.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True) if math else parser
 
 
 def _inline_paragraph(children: Sequence[Token]) -> str:
@@ -203,7 +233,7 @@ def _inline_paragraph(children: Sequence[Token]) -> str:
 def _inline_text(token: Token) -> str:
     if token.type in ("text", "code_inline"):
         return token.content
-    if token.type == "math_inline":
+    if token.type in ("math_inline", "math_inline_double"):
         return math_text(token.content)
     return " " if token.type in ("softbreak", "hardbreak") else ""  # images, inline HTML, markup
 

@@ -29,14 +29,16 @@ __all__ = ["latex_paragraphs", "math_text"]
 _SENTENCE_BREAK = re.compile(rf"[.!?…][{re.escape(CLOSING_MARKS)}]*(?=\s)")
 
 
-def latex_paragraphs(text: str, path: Path | None = None) -> list[str]:
+def latex_paragraphs(text: str, path: Path | None = None) -> tuple[list[str], list[str]]:
     """The paragraphs of a LaTeX document's running text, each on one line (perhaps ones that
-    end no sentence: the caller keeps those that do). `path` is the document's file: the files it
-    reads in and its bibliography are read from its directory (none without it)."""
+    end no sentence: the caller keeps those that do), and a note on each file it reads in that
+    was left out. `path` is the document's file: the files it reads in and its bibliography are
+    read from its directory (none without it)."""
     from pylatexenc.latexwalker import LatexEnvironmentNode
 
     try:
-        document = source.normalized(source.with_inputs(text, path))
+        document, left_out = source.with_inputs(text, path)
+        document = source.normalized(document)
         preamble, begins, _body = document.partition("\\begin{document}")
         head = source.parse(preamble) if begins else []
         declared = tuple(sorted(numbering.theorems(head)))
@@ -60,7 +62,7 @@ def latex_paragraphs(text: str, path: Path | None = None) -> list[str]:
     except Exception as error:  # pylatexenc raises many types on sources it cannot follow
         raise UnreadableDocument(f"not readable LaTeX: {first_line(error)}") from None
     paragraphs = (" ".join(p.split()) for p in render.finished(str(rendered)).split(render.PARAGRAPH))
-    return [_to_last_sentence(paragraph) for paragraph in paragraphs if paragraph]
+    return [_to_last_sentence(paragraph) for paragraph in paragraphs if paragraph], left_out
 
 
 def math_text(latex: str) -> str:

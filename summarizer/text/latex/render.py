@@ -21,6 +21,7 @@ MAX_EXPANSIONS = 200_000  # commands expanded in one document, at most
 PARAGRAPH = "\n\n"
 MARK = "\x01"  # a footnote's mark: it goes with the space before it
 XSPACE = "\x02"  # \xspace: a space, unless punctuation follows
+PAGE = "\x03"  # \pageref: a page number, which only typesetting knows; it goes with its "on page"
 DISPLAY, DISPLAYED = "\x06", "\x07"  # around display math: in its sentence, unless it starts a paragraph
 # Environments whose content is not running text: floats, code, bibliography, hidden text.
 DROPPED_ENVIRONMENTS = frozenset(
@@ -68,6 +69,11 @@ _SPACES = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r"\n(?: ?\n)+")
 _SCRIPT_GROUP = re.compile(r"([_^])\{([^{}]{2,})\}")  # x^{n-2}: read as x^(n-2), not x^n-2
 _DISPLAY_MARKS = re.compile(f"[{DISPLAY}{DISPLAYED}]")
+# "(see page 4)", ", see p. 4,", "on page 4": a page reference goes with the words that lead to it.
+_PAGE_WORDS = rf"(?:on )?(?:pp?\. ?|pages? )?{PAGE}"
+_PAGE_REFERENCE = re.compile(
+    rf" ?\((?:see |cf\. )?{_PAGE_WORDS}\)|, (?:see |cf\. ){_PAGE_WORDS}(?=[,.;:])| ?{_PAGE_WORDS}", re.IGNORECASE
+)
 _BEFORE_MARK = re.compile(rf"[^\S\n]*\n?[^\S\n]*{MARK}")
 
 
@@ -83,13 +89,15 @@ def renderer(
 
 def finished(text: str) -> str:
     """Rendered text with its marks resolved: citations as `citations.resolved` reads them,
-    footnote marks out with the space before them, display math that starts a paragraph out,
-    `\\xspace` a space unless punctuation follows. White space is made single first (a line of
-    spaces or tabs ends a paragraph, as TeX reads it), so that no pattern here meets a long run."""
+    footnote marks out with the space before them, display math that starts a paragraph out, a
+    page reference out with its "on page", `\\xspace` a space unless punctuation follows. White
+    space is made single first (a line of spaces or tabs ends a paragraph, as TeX reads it), so
+    that no pattern here meets a long run."""
     text = _BLANK_LINES.sub("\n\n", _SPACES.sub(" ", text))
     text = citations.resolved(_BEFORE_MARK.sub("", text))
     text = _DISPLAY_AFTER_SENTENCE.sub(r"\1", _LEADING_DISPLAY.sub("", text))
-    text = _DISPLAY_MARKS.sub("", text).replace("\u00ad", "")  # and soft hyphens (\\-) out of their words
+    text = _PAGE_REFERENCE.sub("", _DISPLAY_MARKS.sub("", text))
+    text = text.replace("\u00ad", "")  # soft hyphens (\\-) out of their words
     return _XSPACE_PUNCTUATION.sub("", text).replace(XSPACE, " ")
 
 
@@ -149,7 +157,7 @@ def _renderer_class() -> type:
             if node.macroname == "eqref":
                 return _listed([f"({number})" for _kind, number in found])
             if node.macroname == "pageref":
-                return "??"  # a page number, which only typesetting knows
+                return PAGE
             if not named:
                 return _listed([number for _kind, number in found])
             kinds = {kind for kind, _number in found}

@@ -54,22 +54,24 @@ ENVIRONMENT_ARGUMENTS = {
 MATH_ENVIRONMENTS = {"alignat": "{", "alignat*": "{", "flalign": "", "flalign*": "", "dmath": "", "dmath*": ""}
 
 
-def with_inputs(source: str, path: Path | None) -> str:
+def with_inputs(source: str, path: Path | None) -> tuple[str, list[str]]:
     """`source` (the text of the file at `path`) with each file it reads in (`INPUTS`) in its
-    place, read from the directory of `path` and below it, never outside; an input that is
-    missing, unreadable, outside, or the file itself or one that reads it in, and all of them
-    without a `path`, is left out (a line it stood alone on goes whole). The document with its
+    place, read from the directory of `path` and below it, never outside; and a note on each
+    input left out (missing, unreadable, outside, the file itself or one that reads it in, too
+    deep, or any without a `path`; a line it stood alone on goes whole). The document with its
     inputs is at most `MAX_INPUT_CHARS` long and reads at most `MAX_INPUTS` files in."""
     reader = _Inputs(None if path is None else path.resolve().parent)
-    return reader.placed(source, reader.root, 0, () if path is None else (path.resolve(),))
+    text = reader.placed(source, reader.root, 0, () if path is None else (path.resolve(),))
+    return text, reader.left_out
 
 
 class _Inputs:
-    """The files one document reads in: where from, and how much so far."""
+    """The files one document reads in: where from, how much so far, and what was left out."""
 
     def __init__(self, root: Path | None) -> None:
         self.root, self.chars, self.count = root, 0, 0
         self.texts: dict[Path, str] = {}
+        self.left_out: list[str] = []
 
     def placed(self, source: str, base: Path | None, depth: int, chain: tuple[Path, ...]) -> str:
         """`source` with its inputs in place (`base`: where its relative names start)."""
@@ -82,12 +84,14 @@ class _Inputs:
         from pylatexenc.latexwalker import LatexMacroNode
 
         found = [n for n in walk(parse(source)) if isinstance(n, LatexMacroNode) and n.macroname in INPUTS]
-        pieces, end = [], len(source)
-        for node in sorted(found, key=lambda n: n.pos, reverse=True):
+        pieces, end, mark, notes = [], len(source), len(self.left_out), []
+        for node in sorted(found, key=lambda n: n.pos, reverse=True):  # from the end: positions hold
             start, stop = node.pos, node.pos + node.len
             if stop > end:  # inside an input already placed (none are: an input's argument holds no input)
                 continue
             text = self._input(node, base, depth, chain)
+            notes.append(self.left_out[mark:])
+            del self.left_out[mark:]
             line_start, line_end = source.rfind("\n", 0, start) + 1, source.find("\n", stop)
             alone = not source[line_start:start].strip() and not source[stop : max(line_end, stop)].strip()
             if text is None and alone:
@@ -95,30 +99,42 @@ class _Inputs:
             pieces += [source[stop:end], "" if text is None else text.rstrip("\n")]
             end = start
         pieces.append(source[:end])
+        self.left_out += [note for node_notes in reversed(notes) for note in node_notes]  # in the document's order
         return "".join(reversed(pieces))
 
     def _input(self, node: Any, base: Path | None, depth: int, chain: tuple[Path, ...]) -> str | None:
-        """The text of the file `node` reads in, its own inputs placed; None when it cannot be."""
-        root = self.root
-        if root is None or base is None or depth >= MAX_INPUT_DEPTH:
-            return None
+        """The text of the file `node` reads in, its own inputs placed; None (and a note in
+        `left_out`) when it cannot be."""
         arguments = [inner_source(a).strip() for a in argument_nodes(node) or [] if getattr(a, "delimiters", None)]
         if not arguments or (node.macroname in ("import", "subimport") and len(arguments) < 2):
+            return None
+        command = f"\\{node.macroname}" + "".join(f"{{{argument}}}" for argument in arguments)
+        root = self.root
+        if root is None or base is None:
+            self.left_out.append(f"{command}: left out: the document was read from text, not from its file")
+            return None
+        if depth >= MAX_INPUT_DEPTH:
+            self.left_out.append(f"{command}: left out: input files nested more than {MAX_INPUT_DEPTH} deep")
             return None
         folder = base
         if node.macroname in ("import", "subimport"):
             folder = (root if node.macroname == "import" else base) / arguments[-2]
-        name = arguments[-1]
+        name, problem = arguments[-1], f"not a file under {root}"
         for candidate in (name,) if name.endswith(".tex") else (name + ".tex", name):
             path = file_under(root, folder, candidate)
-            if path is None or path in chain:
+            if path is None:
+                continue
+            if path in chain:
+                problem = "the file reads itself in"
                 continue
             try:
                 text = self._read(path)
-            except OSError:
+            except OSError as error:
+                problem = f"cannot read {path.name}: {error.strerror or error}"
                 continue
             inner = path.parent if node.macroname in ("import", "subimport") else base
             return self.placed(text, inner, depth + 1, (*chain, path))
+        self.left_out.append(f"{command}: left out: {problem}")
         return None
 
     def _read(self, path: Path) -> str:
