@@ -326,7 +326,7 @@ def test_formats_and_documents_give_what_the_command_gets(summarizer):
     batch = list(summarizer.summarize_batch([README, README], k=1, format="markdown"))
     assert [s.document for s in batch] == [PARAGRAPHS, PARAGRAPHS]
     with pytest.raises(ValueError, match="format must be one of"):
-        summarizer.summarize("x", format="rtf")
+        summarizer.summarize("x", format="xlsx")
     with pytest.raises(InputError, match="document 0: binary file"):
         summarizer.summarize(b"\x00\x01", format="markdown")
 

@@ -294,10 +294,11 @@ def test_files_are_read_by_their_format(run, tmp_path):
             assert any(sentence in paragraph for paragraph in PARAGRAPHS) or "mayor" in sentence, sentence
 
 
-def test_latex_word_notebook_ebook_and_e_mail_files_are_read_by_their_format(run, tmp_path):
+def test_latex_office_notebook_ebook_and_e_mail_files_are_read_by_their_format(run, tmp_path):
     from test_ebook_mail import REPLY, epub_bytes, message_bytes
     from test_latex import INTRO, PAPER
     from test_notebook import NOTEBOOK
+    from test_office import MEMO_RTF, odt_bytes, pptx_bytes
 
     folder = tmp_path / "papers"
     (folder / "sections").mkdir(parents=True)
@@ -314,6 +315,13 @@ def test_latex_word_notebook_ebook_and_e_mail_files_are_read_by_their_format(run
     if importlib.util.find_spec("trafilatura"):
         (folder / "novel.epub").write_bytes(epub_bytes())
         files.append(folder / "novel.epub")
+    if importlib.util.find_spec("lxml"):
+        (folder / "report.odt").write_bytes(odt_bytes())
+        (folder / "talk.pptx").write_bytes(pptx_bytes())
+        files += [folder / "report.odt", folder / "talk.pptx"]
+    if importlib.util.find_spec("striprtf"):
+        (folder / "memo.rtf").write_bytes(MEMO_RTF.encode())
+        files.append(folder / "memo.rtf")
     code, out, err = run(*files, "--format", "jsonl", "-k", "40")  # every sentence read
     assert code == 0, err
     records = [json.loads(line) for line in out.splitlines()]
@@ -322,8 +330,27 @@ def test_latex_word_notebook_ebook_and_e_mail_files_are_read_by_their_format(run
         assert len(record["sentences"]) >= 2
         for sentence in record["sentences"]:
             assert sentence.endswith((".", ",")), sentence  # whole sentences ("Hi Sam,"), no markup
-            assert not any(mark in sentence for mark in "\\{}$#*[]<>"), sentence
+            assert not any(mark in sentence for mark in "\\{}$#*[]<>|") and "not read" not in sentence, sentence
     assert any("future latent states" in sentence for sentence in records[0]["sentences"])  # from an \\input file
+    if importlib.util.find_spec("lxml"):
+        assert "We expect them to fall." in records[files.index(folder / "talk.pptx")]["sentences"]  # its notes
+
+
+def test_a_deck_of_bullets_has_no_running_text(run, tmp_path):
+    pytest.importorskip("lxml")
+    from test_office import pptx_bytes, shape, slide
+
+    bullets = slide(shape("Prices", "Storage levels", placeholder='idx="1"'))
+    deck = tmp_path / "bullets.pptx"
+    no_notes = slide(root="p:notes")
+    parts = {
+        "ppt/slides/slide1.xml": bullets,
+        "ppt/slides/slide2.xml": bullets,
+        "ppt/notesSlides/notesSlide1.xml": no_notes,
+    }
+    deck.write_bytes(pptx_bytes(**parts))
+    code, out, err = run(deck)
+    assert (code, out) == (1, "") and f"{deck}: no running text found in this pptx file" in err
 
 
 def test_a_latex_input_file_that_is_missing_is_reported_and_the_rest_summarized(run, tmp_path):

@@ -520,9 +520,9 @@ def test_binary_bytes_are_refused_in_text_formats(format):
 
 
 def test_unknown_format_is_a_value_error():
-    formats = "text, markdown, html, pdf, latex, docx, notebook, epub, email"
-    with pytest.raises(ValueError, match=f"format must be one of {formats}, got 'rtf'"):
-        read_document("x", "rtf", "x")
+    formats = "text, markdown, html, pdf, latex, docx, odt, rtf, pptx, notebook, epub, email"
+    with pytest.raises(ValueError, match=f"format must be one of {formats}, got 'xlsx'"):
+        read_document("x", "xlsx", "x")
 
 
 def test_html_without_the_formats_extra_is_one_line_naming_it(monkeypatch):

@@ -1,13 +1,16 @@
-"""Documents as people have them: plain text, Markdown, HTML, PDF, LaTeX, Word, Jupyter
-notebooks, EPUB books and e-mail messages in, running text out.
+"""Documents as people have them: plain text, Markdown, HTML, PDF, LaTeX, Word, OpenDocument text,
+RTF, PowerPoint, Jupyter notebooks, EPUB books and e-mail messages in, running text out.
 
 A `Document` is the paragraphs of a document's running text, each one line, in reading order:
 what is left once a file's format is read. Plain text goes through `summarizer.text.layout` (soft
 wraps joined); Markdown through markdown-it-py (paragraphs, list items and block quotes, with
 their link text; no headings, code, tables, images or HTML); HTML through trafilatura (the
 page's main text, never its navigation, scripts or markup). The other formats have modules of
-their own: `pdf`, `latex`, `word`, `notebook` (Markdown cells, read here as Markdown), `ebook`
-(chapters, read here as web pages) and `mail` (the body, read here as plain text or HTML).
+their own: `pdf`, `latex`, `word`, `opendocument`, `rtf`, `slides` (PowerPoint), `notebook`
+(Markdown cells, read here as Markdown), `ebook` (chapters, read here as web pages) and `mail`
+(the body, read here as plain text or HTML). Of a Word, OpenDocument, RTF or PowerPoint
+document, the paragraphs that end no sentence (headings their style does not name, labels,
+most slide bullets) are left out here, as in Markdown.
 """
 
 from __future__ import annotations
@@ -30,16 +33,28 @@ from summarizer.text.layout import CLOSING_MARKS, SENTENCE_END
 from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.mail import email_body
 from summarizer.text.notebook import notebook_markdown
+from summarizer.text.opendocument import odt_paragraphs
 from summarizer.text.pdf import pdf_paragraphs
+from summarizer.text.rtf import rtf_paragraphs
+from summarizer.text.slides import pptx_paragraphs
 from summarizer.text.word import docx_paragraphs
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-FORMATS = ("text", "markdown", "html", "pdf", "latex", "docx", "notebook", "epub", "email")
-# Formats read from bytes, never decoded as text here (an e-mail's parts name their charsets).
-BINARY_FORMATS = {"pdf": "PDF", "docx": "Word document", "epub": "EPUB book", "email": "e-mail message"}
+FORMATS = ("text", "markdown", "html", "pdf", "latex", "docx", "odt", "rtf", "pptx", "notebook", "epub", "email")
+# Formats read from bytes, never decoded as text here (an e-mail's parts name their charsets, an
+# RTF document its code page), each with what a file of it is.
+BINARY_FORMATS = {
+    "pdf": "a PDF",
+    "docx": "a Word document",
+    "odt": "an OpenDocument text document",
+    "rtf": "an RTF document",
+    "pptx": "a PowerPoint presentation",
+    "epub": "an EPUB book",
+    "email": "an e-mail message",
+}
 EXTENSIONS = {
     ".md": "markdown",
     ".markdown": "markdown",
@@ -53,6 +68,10 @@ EXTENSIONS = {
     ".ltx": "latex",
     ".latex": "latex",
     ".docx": "docx",
+    ".odt": "odt",
+    ".fodt": "odt",
+    ".rtf": "rtf",
+    ".pptx": "pptx",
     ".ipynb": "notebook",
     ".epub": "epub",
     ".eml": "email",
@@ -119,7 +138,7 @@ def read_document(data: str | bytes, format: str, name: str, path: Path | None =
     try:
         if format in BINARY_FORMATS:
             if isinstance(data, str):
-                raise UnreadableDocument(f"a {BINARY_FORMATS[format]} is read from its bytes, not from text")
+                raise UnreadableDocument(f"{BINARY_FORMATS[format]} is read from its bytes, not from text")
             return Document(tuple(_BINARY_READERS[format](data)))
         if isinstance(data, bytes):
             data = _decode(data, keep_bytes=format == "html")
@@ -331,6 +350,21 @@ def docx_running_paragraphs(data: bytes) -> list[str]:
     return [paragraph for paragraph in docx_paragraphs(data) if _is_running_text(paragraph)]
 
 
+def odt_running_paragraphs(data: bytes) -> list[str]:
+    """The paragraphs of an OpenDocument text's body that end a sentence."""
+    return [paragraph for paragraph in odt_paragraphs(data) if _is_running_text(paragraph)]
+
+
+def rtf_running_paragraphs(data: bytes) -> list[str]:
+    """The paragraphs of an RTF document's body that end a sentence."""
+    return [paragraph for paragraph in rtf_paragraphs(data) if _is_running_text(paragraph)]
+
+
+def pptx_running_paragraphs(data: bytes) -> list[str]:
+    """The paragraphs of a presentation's slides and speaker notes that end a sentence."""
+    return [paragraph for paragraph in pptx_paragraphs(data) if _is_running_text(paragraph)]
+
+
 def epub_paragraphs(data: bytes) -> list[str]:
     """The paragraphs of an EPUB book's chapters, each read as a web page is."""
     return [paragraph for chapter in epub_chapters(data) for paragraph in html_paragraphs(chapter)]
@@ -354,6 +388,9 @@ _READERS: dict[str, Callable[[Any], list[str]]] = {
 _BINARY_READERS: dict[str, Callable[[bytes], list[str]]] = {
     "pdf": pdf_paragraphs,
     "docx": docx_running_paragraphs,
+    "odt": odt_running_paragraphs,
+    "rtf": rtf_running_paragraphs,
+    "pptx": pptx_running_paragraphs,
     "epub": epub_paragraphs,
     "email": email_paragraphs,
 }

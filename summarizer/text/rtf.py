@@ -1,0 +1,180 @@
+"""Rich Text Format (.rtf): the body's paragraphs, decoded by striprtf.
+
+A pass over the RTF's groups here leaves out what is not the body's running text, and striprtf
+(`rtf_to_text`) decodes what is left: `\\'hh` bytes by the document's code page (`\\ansicpg`)
+or their font's character set, `\\u` characters, quotes and dashes. Raw 8-bit bytes are read
+as `\\'hh` bytes are.
+
+Left out: headers and footers, footnotes (their automatic marks are no text), comments, field
+instructions (a field reads as its result: a link as its text), pictures, objects, shapes and
+text boxes, index and contents entries, bookmarks, the information, font, colour, list and
+style tables, a list item's number or bullet, tables (paragraphs marked as in a table, `\\intbl`),
+paragraphs of a heading, title, subtitle, caption, contents, index, bibliography, header or
+footer style (by the style sheet's names, a style's base style too) or with an outline level (a
+heading's), and text a tracked change deleted. `\\par`, a section break and a page break end a
+paragraph; a line break (`\\line`) or a tab inside one is a space.
+"""
+
+from __future__ import annotations
+
+import re
+
+from summarizer.errors import UnreadableDocument, first_line
+
+# Paragraph styles (their names, as Word and LibreOffice show them) that are not running text;
+# and a name that ends in "caption" ("Table Caption").
+NOT_RUNNING = (
+    "heading", "title", "subtitle", "caption", "contents", "toc", "table of figures", "index", "bibliography",
+    "header", "footer",
+)  # fmt: skip
+# Groups that are never the body's text, by the control word that opens them; so is a group
+# opened by `\*` (a destination a reader may skip: footnotes, field instructions, bookmarks...).
+APART = frozenset(
+    "header headerl headerr headerf footer footerl footerr footerf footnote annotation info stylesheet listtable "
+    "listoverridetable listtext pntext pict shp shpgrp shppict nonshppict object fldinst xe tc tcn txe rxe do "
+    "comment".split()
+)
+# Control words that write text, left out with the rest of a deleted run's text.
+_WRITING = frozenset(
+    "par sect page line tab emdash endash emspace enspace qmspace bullet lquote rquote ldblquote rdblquote u "
+    "chftn".split()
+)
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the old binary .doc container
+# Marks this pass writes for striprtf to carry into the text (noncharacters: no document's text).
+_BREAK = "\ufdd0"  # a line break inside a paragraph: a space
+_TABLE = "\ufdd1"  # a paragraph in a table, or the end of a cell: the line is left out
+_HEADING = "\ufdd2"  # a paragraph of a heading's (title's, caption's...) style: left out
+_TOKEN = re.compile(r"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'[0-9a-fA-F]{2}|\\.?|[{}]|[^\\{}]+", re.S)
+_EIGHT_BIT = re.compile(r"[\x80-\xff]")
+_STYLE_SHEET = re.compile(r"\{\\stylesheet")
+_BRACES = re.compile(r"\\[\\{}]|[{}]")
+_STYLE = re.compile(r"^\{\\s(\d+)\b")
+_BASED_ON = re.compile(r"\\sbasedon(\d+)")
+_OUTLINE = re.compile(r"\\outlinelevel[0-8]\b")
+_CONTROL = re.compile(r"\\'[0-9a-fA-F]{2}|\\[a-zA-Z]+-?\d* ?|\\.|\{[^{}]*\}")
+_BULLET = re.compile(r"^\u2022\s+")
+_LEVELS = frozenset("012345678")  # a heading's outline levels (9 is body text)
+
+
+def rtf_paragraphs(data: bytes) -> list[str]:
+    """The text of each paragraph of an RTF document's body that is not a heading, a title, a
+    caption or in a table, on one line (empty ones left out)."""
+    try:
+        from striprtf.striprtf import rtf_to_text
+    except ImportError:
+        from summarizer.text.documents import FORMATS_EXTRA
+
+        raise UnreadableDocument(f"reading RTF documents needs striprtf: {FORMATS_EXTRA}") from None
+    if data.startswith(_OLE):
+        raise UnreadableDocument("an old binary Word document (.doc), not RTF: save it as .rtf or .docx first")
+    rtf = data.lstrip(b"\xef\xbb\xbf \t\r\n").decode("latin-1")  # a byte a character, for `\bin` and `\'hh`
+    if not rtf.startswith("{\\rtf"):
+        raise UnreadableDocument("not an RTF document (it does not start with {\\rtf)")
+    body = _EIGHT_BIT.sub(lambda match: f"\\'{ord(match[0]):02x}", _body(rtf, _not_running_styles(rtf)))
+    try:
+        text = rtf_to_text(body, errors="replace")
+    except Exception as error:  # striprtf meets input it was not written for
+        raise UnreadableDocument(f"not a readable RTF document: {first_line(error)}") from None
+    text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")  # `\u` surrogate pairs
+    result = []
+    for line in re.split(r"[\r\n]", text):
+        if _TABLE in line or _HEADING in line:
+            continue
+        line = line.replace(_BREAK, " ").replace("\xad", "").replace("\u2011", "-")
+        line = " ".join(_BULLET.sub("", line.strip()).split())
+        if line:
+            result.append(line)
+    return result
+
+
+def _body(rtf: str, not_running: set[str]) -> str:
+    """The RTF less the groups that are not the body's text (`APART`, `\\*`), binary data and
+    deleted text; line breaks, table paragraphs and heading styles marked for the lines."""
+    out: list[str] = []
+    deleted, enclosing = False, []  # whether text is deleted here; and in the enclosing groups
+    skipping = 0  # the depth of a group being left out (0: none)
+    opened = False  # the last token opened a group
+    position = 0
+    while position < len(rtf):
+        match = _TOKEN.match(rtf, position)
+        assert match is not None  # every character starts a token
+        token, word, argument = match[0], match[1], match[2]
+        position = match.end()
+        if word == "bin":  # binary data (a picture's): any bytes, never text
+            position += max(int(argument or 0), 0)
+            opened = False
+            continue
+        if token == "{":
+            enclosing.append(deleted)
+            if not skipping:
+                out.append(token)
+            opened = True
+            continue
+        if opened and not skipping and (token == "\\*" or word in APART):
+            out.pop()  # the group's "{"
+            skipping = len(enclosing)
+        opened = False
+        if token == "}":
+            if skipping and len(enclosing) == skipping:
+                skipping = 0
+            elif not skipping:
+                out.append(token)
+            deleted = enclosing.pop() if enclosing else False
+            continue
+        if skipping:
+            continue
+        if word in ("deleted", "plain"):
+            deleted = word == "deleted" and argument != "0"
+        elif deleted and (word is None or word in _WRITING):  # text, a byte, a symbol; \par, \tab...
+            continue
+        out.append(_marked(token, word, argument, not_running))
+    return "".join(out)
+
+
+def _marked(token: str, word: str | None, argument: str | None, not_running: set[str]) -> str:
+    if word == "line":
+        return _BREAK
+    if word in ("cell", "nestcell", "intbl"):
+        return _TABLE
+    if (word == "s" and argument in not_running) or (word == "outlinelevel" and argument in _LEVELS):
+        return _HEADING
+    return token
+
+
+def _not_running_styles(rtf: str) -> set[str]:
+    """The numbers of the style sheet's paragraph styles that are not running text: by their
+    names (or a base style's), or with an outline level."""
+    sheet = _STYLE_SHEET.search(rtf)
+    if not sheet:
+        return set()
+    entries: list[str] = []
+    depth, start = 0, sheet.start()
+    for brace in _BRACES.finditer(rtf, sheet.start()):
+        if brace[0] == "{":
+            depth += 1
+            start = brace.start() if depth == 2 else start
+        elif brace[0] == "}":
+            depth -= 1
+            if depth == 1:
+                entries.append(rtf[start : brace.end()])
+            elif depth == 0:
+                break
+    styles: dict[str, tuple[str | None, bool]] = {}  # number -> (its base style's, not running by itself)
+    for entry in entries:
+        style = _STYLE.match(entry)
+        if style:
+            base = _BASED_ON.search(entry)
+            name = _CONTROL.sub("", entry[1:-1]).split(";")[0].strip().lower()
+            heading = name.startswith(NOT_RUNNING) or name.endswith("caption") or bool(_OUTLINE.search(entry))
+            styles[style[1]] = (base[1] if base else None, heading)
+    found = set()
+    for number in styles:
+        seen: set[str] = set()
+        current: str | None = number
+        while current in styles and current not in seen:
+            seen.add(current)
+            current, heading = styles[current]
+            if heading:
+                found.add(number)
+                break
+    return found

@@ -1,0 +1,120 @@
+"""PowerPoint presentations (.pptx, Office Open XML): each slide's text, then its speaker notes.
+
+Slides are read in the presentation's order (`ppt/presentation.xml`'s slide list), hidden ones
+left out. A slide gives the paragraphs of its shapes' text (placeholders, text boxes, shapes in
+groups), in the order the slide lists its shapes, each paragraph on one line; never its title or
+subtitle, slide number, date or footer placeholders, tables, charts, diagrams or pictures, nor a
+hidden shape. After a slide come its speaker notes (the notes page's body placeholder: not its
+slide image or number), often the running text of a talk. A line break inside a paragraph is a
+space.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from summarizer.text.package import Package, open_package
+
+KIND = "PowerPoint presentation"
+# Placeholders that are not running text: titles, and what the master repeats on every slide.
+NOT_RUNNING = frozenset({"title", "ctrTitle", "subTitle", "sldNum", "dt", "ftr", "hdr", "sldImg"})
+_P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
+_NOTES = "/notesSlide"  # how a slide's relationship type to its notes page ends
+_FALSE = ("0", "false")
+
+
+def pptx_paragraphs(data: bytes) -> list[str]:
+    """The text of each paragraph of the shown slides that is not a title, a table or a
+    footer, each slide's followed by its notes', on one line (empty ones left out)."""
+    package = open_package(
+        data,
+        KIND,
+        "ppt/presentation.xml",
+        "an old binary PowerPoint presentation (.ppt), not .pptx: save it as .pptx first",
+    )
+    with package.archive:
+        presentation = package.xml("ppt/presentation.xml")
+        slides = _relationships(package, "ppt/presentation.xml")
+        result = []
+        for slide_id in presentation.iter(f"{_P}sldId"):
+            _, path = slides.get(slide_id.get(f"{_R}id") or "", ("", ""))
+            if path not in package:
+                continue
+            slide = package.xml(path)
+            if slide.get("show") in _FALSE:
+                continue
+            result.extend(_shape_paragraphs(slide, placeholders=None))
+            notes = [target for kind, target in _relationships(package, path).values() if kind.endswith(_NOTES)]
+            if notes and notes[0] in package:
+                result.extend(_shape_paragraphs(package.xml(notes[0]), placeholders={"body"}))
+        return result
+
+
+def _relationships(package: Package, part: str) -> dict[str, tuple[str, str]]:
+    """A part's relationships to other parts: id -> (type, the archive path of the part)."""
+    folder, name = posixpath.split(part)
+    rels = posixpath.join(folder, "_rels", f"{name}.rels")
+    if rels not in package:
+        return {}
+    found = {}
+    for relationship in package.xml(rels).iter(_RELATIONSHIP):
+        target = relationship.get("Target") or ""
+        if relationship.get("TargetMode") == "External" or not target:
+            continue
+        path = target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
+        found[relationship.get("Id") or ""] = (relationship.get("Type") or "", posixpath.normpath(path))
+    return found
+
+
+def _shape_paragraphs(root: Any, placeholders: set[str] | None) -> list[str]:
+    """The paragraphs of a slide's (or notes page's) shapes, in the order its shape tree lists
+    them; with `placeholders`, of those placeholders only (by type)."""
+    tree = root.find(f"{_P}cSld/{_P}spTree")
+    return [] if tree is None else [p for shape in _shapes(tree) for p in _text_paragraphs(shape, placeholders)]
+
+
+def _shapes(group: Any) -> list[Any]:
+    """The text shapes (`p:sp`) of a shape tree or group, those in groups too; of alternative
+    content, the first choice (its fallback is a copy)."""
+    found = []
+    for child in group:
+        if child.tag == f"{_P}sp":
+            found.append(child)
+        elif child.tag == f"{_P}grpSp" and not _hidden(child.find(f"{_P}nvGrpSpPr")):
+            found.extend(_shapes(child))
+        elif child.tag == f"{_MC}AlternateContent":
+            chosen = child.find(f"{_MC}Choice")
+            chosen = chosen if chosen is not None else child.find(f"{_MC}Fallback")
+            found.extend(_shapes(chosen) if chosen is not None else [])
+    return found
+
+
+def _text_paragraphs(shape: Any, placeholders: set[str] | None) -> list[str]:
+    properties = shape.find(f"{_P}nvSpPr")
+    body = shape.find(f"{_P}txBody")
+    if body is None or _hidden(properties):
+        return []
+    placeholder = properties.find(f"{_P}nvPr/{_P}ph") if properties is not None else None
+    kind = None if placeholder is None else placeholder.get("type", "obj")  # no type: a content placeholder
+    if kind in NOT_RUNNING or (placeholders is not None and kind not in placeholders):
+        return []
+    result = []
+    for paragraph in body.iterchildren(f"{_A}p"):
+        parts = [
+            element.text or "" if element.tag == f"{_A}t" else " " for element in paragraph.iter(f"{_A}t", f"{_A}br")
+        ]
+        line = " ".join("".join(parts).replace("\xad", "").split())
+        if line:
+            result.append(line)
+    return result
+
+
+def _hidden(properties: Any) -> bool:
+    """Whether a shape's non-visual properties mark it hidden."""
+    name = properties.find(f"{_P}cNvPr") if properties is not None else None
+    return name is not None and name.get("hidden") in ("1", "true")
