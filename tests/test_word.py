@@ -86,8 +86,12 @@ def _zip(files: dict[str, bytes]) -> bytes:
         (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64, "an old binary Word document (.doc), not .docx"),
         (_zip({"content.xml": b"<office/>"}), "no word/document.xml in the archive"),
         (_zip({"word/document.xml": b"<not-closed"}), "not a readable Word document: "),
+        (
+            b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64 + "EncryptedPackage".encode("utf-16-le"),
+            "an encrypted (password-protected) Word .docx document: remove its password first",
+        ),
     ],
-    ids=["text", "doc", "odt-like", "damaged"],
+    ids=["text", "doc", "odt-like", "damaged", "encrypted"],
 )
 def test_bad_word_files_are_one_line_naming_the_file(tmp_path, data, message):
     assert_one_line(tmp_path / "letter.docx", data, message)

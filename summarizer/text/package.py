@@ -2,10 +2,10 @@
 read from the ZIP directory before any part is unpacked, and their parts parsed safely.
 
 A part is unpacked only when asked for, and the parts one document reads (a part read twice
-counts twice) unpack to `MAX_TEXT_BYTES` at most, together; the whole archive may not claim to unpack to
-more than `MAX_UNPACKED_BYTES` (the limits of `summarizer.text.word`). Parts are parsed without
-entities, DTDs or the network. Every failure is an `UnreadableDocument` of one line that names
-the kind of document.
+counts twice) unpack to `MAX_TEXT_BYTES` at most, together; the whole archive may not claim to
+unpack to more than `MAX_UNPACKED_BYTES`. A Word document is checked here too, then read by
+python-docx (`summarizer.text.word`). Parts are parsed without entities, DTDs or the network.
+Every failure is an `UnreadableDocument` of one line that names the kind of document.
 """
 
 from __future__ import annotations

@@ -9,16 +9,14 @@ left out, text it inserted is read; a line break inside a paragraph is a space.
 from __future__ import annotations
 
 import io
-import zipfile
 from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
+from summarizer.text.package import MAX_TEXT_BYTES, open_package
 
-MAX_UNPACKED_BYTES = 500_000_000  # what the archive's parts unpack to, at most
-MAX_DOCUMENT_BYTES = 100_000_000  # what its body (word/document.xml) unpacks to, at most
+MAX_DOCUMENT_BYTES = MAX_TEXT_BYTES  # what its body (word/document.xml) unpacks to, at most
 # Paragraph styles (their names, as Word shows them) that are not running text.
 NOT_RUNNING = ("heading", "title", "subtitle", "caption", "toc", "table of figures", "index", "header", "footer")
-_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the old binary .doc (and .xls, .ppt) container
 _FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 
 
@@ -51,16 +49,10 @@ def docx_paragraphs(data: bytes) -> list[str]:
 
 
 def _check_archive(data: bytes) -> None:
-    if data.startswith(_OLE):
-        raise UnreadableDocument("an old binary Word document (.doc), not .docx: save it as .docx first")
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            sizes = {info.filename: info.file_size for info in archive.infolist()}
-    except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError):
-        raise UnreadableDocument("not a Word .docx document (not a ZIP archive)") from None
-    if "word/document.xml" not in sizes:
-        raise UnreadableDocument("not a Word .docx document (no word/document.xml in the archive)")
-    if sum(sizes.values()) > MAX_UNPACKED_BYTES or sizes["word/document.xml"] > MAX_DOCUMENT_BYTES:
+    old_binary = "an old binary Word document (.doc), not .docx: save it as .docx first"
+    package = open_package(data, "Word .docx document", "word/document.xml", old_binary)
+    package.archive.close()
+    if package.sizes["word/document.xml"] > MAX_DOCUMENT_BYTES:
         raise UnreadableDocument(f"unpacks to more than {MAX_DOCUMENT_BYTES / 1e6:g} MB of text")
 
 
