@@ -17,7 +17,7 @@ from summarizer.text.centrality import WORD_PATTERNS
 from summarizer.text.sentences import reference_sentences, split_sentences
 from summarizer.training import preprocess as preprocess_module
 from summarizer.training.data import Document, LoadedData
-from summarizer.training.oracle import greedy_oracle, oracle_targets
+from summarizer.training.oracle import greedy_oracle
 from summarizer.training.preprocess import LabelConfig, preprocess
 
 DOCUMENTS = [
@@ -84,18 +84,6 @@ def test_columns_and_labels(tokenizer, tmp_path: Path) -> None:
     assert rows[2]["labels"] == [1, 0, 1]
 
 
-def test_soft_targets_reach_the_batch(tokenizer, tmp_path: Path) -> None:
-    labels = LabelConfig(oracle_size=2, soft_target_weight=0.5)
-    rows = preprocess(_data(), tokenizer, FeatureConfig(), labels, num_proc=1, cache_dir=tmp_path).to_list()
-    for row in rows:
-        scored = [row["sentences"][i] for i in row["sentence_indices"]]
-        assert row["labels"] == pytest.approx(oracle_targets(scored, row["reference"], 2, 0.5))
-    # "The cat then slept all day." shares words with the reference but is not picked.
-    assert 0.0 < rows[0]["labels"][1] <= 0.5 and rows[0]["labels"][0] == 1.0
-    batch = collate(rows, tokenizer.pad_token_id)
-    assert batch.labels[0, :3].tolist() == pytest.approx(rows[0]["labels"])
-
-
 def test_centrality_column_reaches_the_batch(tokenizer, tmp_path: Path) -> None:
     config = FeatureConfig(centrality=True)
     dataset = preprocess(_data(), tokenizer, config, LabelConfig(oracle_size=2), num_proc=1, cache_dir=tmp_path)
@@ -127,7 +115,6 @@ def test_second_run_comes_from_the_cache(tokenizer, tmp_path: Path, counting: ty
         {"fingerprint": "other file"},
         {"features": FeatureConfig(max_sentences=1)},
         {"labels": LabelConfig(oracle_size=1)},
-        {"labels": LabelConfig(soft_target_weight=0.5)},
         {"labels": None},
         {"language": "german"},
     ],

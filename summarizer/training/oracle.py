@@ -155,22 +155,12 @@ def _bigram_keys(ids: np.ndarray, n_ids: int) -> np.ndarray:
     return (ids[:-1] + 1) * n_ids + ids[1:]
 
 
-def oracle_targets(
-    sentences: Sequence[str], reference: str | Sequence[str], max_sentences: int = 3, soft_weight: float = 0.0
-) -> list[float]:
-    """Training target per sentence: 1 for the sentences `greedy_oracle` picks.
-
-    Every other sentence gets `soft_weight` times its own ROUGE-1 F1 + ROUGE-2 F1 against the
-    reference, relative to the best single sentence's (so 0/1 labels with `soft_weight` 0).
-    """
+def oracle_targets(sentences: Sequence[str], reference: str | Sequence[str], max_sentences: int = 3) -> list[float]:
+    """Training target per sentence: 1 for the sentences `greedy_oracle` picks, 0 for the others."""
     table = _NgramTable.build([rouge_words(s) for s in sentences], _reference_words(reference))
     targets = [0.0] * len(sentences)
     if table is None or max_sentences < 1:
         return targets
-    if soft_weight > 0:
-        own = table.scores(table.counts)
-        if own.max() > 0:
-            targets = (soft_weight * own / own.max()).tolist()
     for index in table.greedy_selection(max_sentences):
         targets[index] = 1.0
     return targets

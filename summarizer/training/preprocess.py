@@ -17,7 +17,7 @@ from typing import Any
 import datasets
 from transformers import PreTrainedTokenizerBase
 
-from summarizer.errors import check, check_at_least, check_fraction
+from summarizer.errors import check, check_at_least
 from summarizer.modeling.features import FeatureBuilder, FeatureConfig
 from summarizer.resources import cache_dir as bertsum_cache_dir
 from summarizer.text.sentences import reference_sentences, split_sentences
@@ -32,18 +32,15 @@ CACHE_VERSION = 7  # raised whenever reading documents changes what a cached fea
 class LabelConfig:
     """Oracle labels: up to `oracle_size` sentences chosen greedily against the reference.
 
-    `soft_target_weight` above 0 gives the other sentences soft targets (`oracle_targets`).
     `teacher_weight` is the share of a teacher's score in each target, where `preprocess` is
     given teacher scores (`summarizer.training.teacher`).
     """
 
     oracle_size: int = 3
-    soft_target_weight: float = 0.0
     teacher_weight: float = 0.0
 
     def __post_init__(self) -> None:
         check_at_least(self, 1, "oracle_size")
-        check_fraction(self, "soft_target_weight")
         weight = self.teacher_weight
         check(0.0 <= weight <= 1.0, "teacher_weight", f"must be in [0, 1], got {weight}")
 
@@ -83,7 +80,7 @@ class DocumentPreprocessor:
             if self.labels is None:
                 out["labels"].append([0.0] * len(scored))
                 continue
-            targets = oracle_targets(scored, summary, self.labels.oracle_size, self.labels.soft_target_weight)
+            targets = oracle_targets(scored, summary, self.labels.oracle_size)
             if teacher is not None:
                 targets = teacher_targets(targets, teacher, features.sentence_indices, self.labels.teacher_weight)
             out["labels"].append(targets)

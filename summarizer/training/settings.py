@@ -148,7 +148,7 @@ class DataConfig:
     into chunks of `bucket_batches` batches and sorted by length within each chunk.
     `num_proc` processes preprocess the documents (null: one per CPU, up to 4, for 512 or more
     documents); `num_workers` processes collate batches while training.
-    `oracle_size` and `soft_target_weight` decide the training targets (`labels()`).
+    `oracle_size` (and a teacher's share, below) decide the training targets (`labels()`).
     `shuffle: epoch` reshuffles the training documents every epoch. `shuffle: fixed` shuffles
     them once, when they are read, and then keeps their order: batches come from consecutive
     chunks, so a run on the first N documents (`limit_train`, after that shuffle) is exactly
@@ -186,7 +186,6 @@ class DataConfig:
     limit_validation: int | None = None
     limit_test: int | None = None
     oracle_size: int = 3
-    soft_target_weight: float = 0.0
     teacher: str | None = None
     teacher_weight: float = 0.5
     batch_size: int = 4
@@ -221,7 +220,7 @@ class DataConfig:
         )
         weight = self.teacher_weight
         check(0.0 <= weight <= 1.0, "teacher_weight", f"must be in [0, 1], got {weight}")
-        self.labels()  # checks oracle_size and soft_target_weight
+        self.labels()  # checks oracle_size
         check_at_least(self, 1, "batch_size", "eval_batch_size", "bucket_batches")
         check_at_least(self, 1, "num_proc", nullable=True)
         check_at_least(self, 0, "num_workers")
@@ -232,7 +231,7 @@ class DataConfig:
     def labels(self, split: str = "train") -> LabelConfig:
         """The targets these settings ask for on `split` (a teacher's scores train only)."""
         weight = self.teacher_weight if self.teacher is not None and split == "train" else 0.0
-        return LabelConfig(self.oracle_size, self.soft_target_weight, weight)
+        return LabelConfig(self.oracle_size, weight)
 
 
 @dataclass
