@@ -151,7 +151,7 @@ def test_references_print_the_numbers_latex_would(tmp_path):
     assert "its loss in Eq. (2)." in text  # the introduction's equation is (1)
     assert "Figure 1 and Table 1 show the results, which Figure 1 and Table 1 sum up; Figure 1b is" in text
     assert "Rows (3) and (4) are numbered" in text  # the align's second row has no number
-    assert "By Theorem 1 and Lemma 2, the claim holds." in text  # a lemma shares the theorems' counter
+    assert "By Theorem 1 and Lemma 2 the claim holds." in text  # a lemma shares the theorems' counter
     assert "The bound of Section 2.1 holds, as Appendix A and ?? show." in text
 
 
@@ -219,13 +219,14 @@ def test_latex_given_as_text_reads_no_inputs(tmp_path):
 @pytest.mark.parametrize(
     ("source", "text"),
     [
-        ("See Figure~\\ref{f} on page~\\pageref{f} for the plot.", "See Figure ?? for the plot."),
+        ("See Figure~\\ref{f} on page~\\pageref{f} for the plot.", "See Figure ?? on page ?? for the plot."),
         ("The proof (see p.~\\pageref{p}) is short.", "The proof is short."),
+        ("The figure, see page \\pageref{p}, shows it.", "The figure shows it."),
         ("The claim holds, see page \\pageref{p}.", "The claim holds."),
-        ("It is on Page~\\pageref{p}.", "It is."),
+        ("The proof is on page \\pageref{p} \\cite{key}, in full.", "The proof is on page ??, in full."),
     ],
 )
-def test_a_page_reference_goes_with_its_words(source, text):
+def test_a_page_reference_goes_with_its_aside(source, text):
     assert Document.from_text(source, "latex").paragraphs == (text,)  # no page number without typesetting
 
 

@@ -39,6 +39,21 @@ def report_bytes() -> bytes:
     return out.getvalue()
 
 
+def test_a_style_based_on_a_caption_style_is_no_running_text():
+    from docx.enum.style import WD_STYLE_TYPE
+
+    document = docx.Document()
+    figure = document.styles.add_style("Figure", WD_STYLE_TYPE.PARAGRAPH)  # as LibreOffice saves its captions
+    figure.base_style = document.styles["Caption"]
+    document.styles.add_style("TableCaption", WD_STYLE_TYPE.PARAGRAPH)  # as pandoc names them
+    document.add_paragraph("Figure 1: A caption sentence.", style="Figure")
+    document.add_paragraph("A table caption sentence.", style="TableCaption")
+    document.add_paragraph("The body sentence is read.")
+    out = io.BytesIO()
+    document.save(out)
+    assert Document.from_text(out.getvalue(), "docx").paragraphs == ("The body sentence is read.",)
+
+
 def test_docx_is_read_by_extension():
     assert format_of("Report.DOCX") == "docx"
 

@@ -16,7 +16,6 @@ most slide bullets) are left out here, as in Markdown.
 from __future__ import annotations
 
 import functools
-import itertools
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -198,23 +197,24 @@ def markdown_paragraphs(text: str, math: bool = False) -> list[str]:
                 paragraph, code = f"{interrupted} {paragraph}", False
             elif _is_running_text(before):
                 result.append(before)
-            interrupted = _interrupted(paragraph, tokens[index + 1 :]) if math and not code else ""
+            interrupted = _interrupted(paragraph, tokens, index + 1) if math and not code else ""
             held = (paragraph, interrupted) if interrupted else ("", "")
             if _is_running_text(paragraph) and not code and not interrupted:
                 result.append(paragraph)
     return result
 
 
-def _interrupted(paragraph: str, rest: Sequence[Token]) -> str:
-    """A paragraph that ends no sentence, with the display math that follows it, when a paragraph
-    comes next (that may be the sentence's rest); "" otherwise."""
-    if not rest or rest[0].type != "paragraph_close" or _SENTENCE_TERMINAL.search(paragraph):
+def _interrupted(paragraph: str, tokens: Sequence[Token], start: int) -> str:
+    """A paragraph that ends no sentence, with the display math that follows it (`tokens` from
+    `start`), when a paragraph comes next (that may be the sentence's rest); "" otherwise."""
+    if start >= len(tokens) or tokens[start].type != "paragraph_close" or _SENTENCE_TERMINAL.search(paragraph):
         return ""
-    blocks = list(itertools.takewhile(lambda token: token.type.startswith("math_block"), rest[1:]))
-    following = rest[1 + len(blocks) : 2 + len(blocks)]
-    if not blocks or [token.type for token in following] != ["paragraph_open"]:
+    end = start + 1
+    while end < len(tokens) and tokens[end].type.startswith("math_block"):
+        end += 1
+    if end == start + 1 or end >= len(tokens) or tokens[end].type != "paragraph_open":
         return ""
-    return " ".join([paragraph, *(math_text(block.content) for block in blocks)])
+    return " ".join([paragraph, *(math_text(block.content) for block in tokens[start + 1 : end])])
 
 
 def _in_running_text(enclosing: Sequence[str]) -> bool:

@@ -6,8 +6,10 @@ from (`styles.xml` and the document's automatic styles), is a heading, title, su
 caption, contents, index, bibliography, header or footer style, has an outline level or has a
 name that ends in "caption". Tables, frames and text boxes, tables of contents and indexes are
 not the body's paragraphs; footnotes and endnotes (their mark and their text) and comments are
-left out of the paragraph they are in. Text a tracked change deleted is kept apart from the
-body (`text:tracked-changes`) and left out; inserted text is read. Spaces (`text:s`), tabs and
+left out of the paragraph they are in, and so is hidden text (a hidden-text field, a span in a
+style that hides its text; a paragraph a hidden-paragraph field or its style hides goes whole).
+Text a tracked change deleted is kept apart from the body (`text:tracked-changes`) and left
+out; inserted text is read. Spaces (`text:s`), tabs and
 line breaks inside a paragraph are a space; soft hyphens go.
 """
 
@@ -18,14 +20,9 @@ from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
 from summarizer.text.package import MAX_TEXT_BYTES, article, open_package
+from summarizer.text.word import apparatus_style
 
 KIND = "OpenDocument text document"
-# Paragraph styles (their names, as LibreOffice shows them) that are not running text; and a
-# name that ends in "caption" ("Table Caption", pandoc's "TableCaption").
-NOT_RUNNING = (
-    "heading", "title", "subtitle", "caption", "contents", "toc", "table of figures", "index", "bibliography",
-    "header", "footer",
-)  # fmt: skip
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
@@ -34,9 +31,9 @@ _MANIFEST = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}"
 # Blocks whose paragraphs are the body's (tables, indexes, frames and the rest are not).
 _BLOCKS = {f"{_TEXT}{name}" for name in ("section", "list", "list-item", "list-header", "numbered-paragraph")}
 _SPACES = {f"{_TEXT}s", f"{_TEXT}tab", f"{_TEXT}line-break"}
-# Inside a paragraph: a note's mark and text, a comment, a ruby's annotation (drawings are
+# Inside a paragraph: a note's mark and text, a comment, a ruby's annotation, hidden text (drawings are
 # `_DRAW` elements: frames, text boxes, shapes).
-_APART = {f"{_TEXT}note", f"{_OFFICE}annotation", f"{_TEXT}ruby-text"}
+_APART = {f"{_TEXT}note", f"{_OFFICE}annotation", f"{_TEXT}ruby-text", f"{_TEXT}hidden-text"}
 _ENCODED = re.compile(r"_([0-9a-fA-F]{2})_")  # a style name's character ("_20_" is a space)
 
 
@@ -45,7 +42,7 @@ def odt_paragraphs(data: bytes) -> list[str]:
     a caption or a contents or index entry, on one line (empty ones left out)."""
     if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"<?xml", b"<office:document")):
         content = _flat(data)
-        styles = _styles(content)
+        styles, hidden = _styles(content), _hidden_styles(content)
     else:
         package = open_package(
             data, KIND, "content.xml", "an old binary document (such as Word's .doc), not .odt: save it as .odt first"
@@ -53,9 +50,10 @@ def odt_paragraphs(data: bytes) -> list[str]:
         with package.archive:
             if _encrypted(package):
                 raise UnreadableDocument(f"an encrypted (password-protected) {KIND}: remove its password first")
-            styles = _styles(package.xml("styles.xml")) if "styles.xml" in package else {}
+            shared = package.xml("styles.xml") if "styles.xml" in package else None
             content = package.xml("content.xml")
-            styles.update(_styles(content))
+            styles = {**(_styles(shared) if shared is not None else {}), **_styles(content)}
+            hidden = (_hidden_styles(shared) if shared is not None else set()) | _hidden_styles(content)
     body = content.find(f"{_OFFICE}body")
     text = body.find(f"{_OFFICE}text") if body is not None else None
     if text is None:
@@ -64,10 +62,11 @@ def odt_paragraphs(data: bytes) -> list[str]:
         raise UnreadableDocument(f"not {article(KIND)} ({what})")
     result = []
     for paragraph in _paragraphs(text):
-        if _not_running(paragraph.get(f"{_TEXT}style-name"), styles):
+        style = paragraph.get(f"{_TEXT}style-name")
+        if _not_running(style, styles) or style in hidden or _hides_itself(paragraph):
             continue
         parts: list[str] = []
-        _inline(paragraph, parts)
+        _inline(paragraph, parts, hidden)
         line = " ".join("".join(parts).replace("\xad", "").split())
         if line:
             result.append(line)
@@ -121,6 +120,23 @@ def _styles(root: Any) -> dict[str, tuple[str, str | None, bool]]:
     return styles
 
 
+def _hidden_styles(root: Any) -> set[str]:
+    """The styles (of text or of paragraphs) of a part that hide their text (`text:display="none"`)."""
+    return {
+        style.get(f"{_STYLE}name")
+        for group in (f"{_OFFICE}styles", f"{_OFFICE}automatic-styles")
+        for container in root.iterchildren(group)
+        for style in container.iterchildren(f"{_STYLE}style")
+        for properties in style.iterchildren(f"{_STYLE}text-properties")
+        if properties.get(f"{_TEXT}display") == "none"
+    }
+
+
+def _hides_itself(paragraph: Any) -> bool:
+    """Whether a hidden-paragraph field hides this paragraph."""
+    return any(field.get(f"{_TEXT}is-hidden") == "true" for field in paragraph.iter(f"{_TEXT}hidden-paragraph"))
+
+
 def _not_running(name: str | None, styles: dict[str, tuple[str, str | None, bool]]) -> bool:
     """Whether a paragraph of style `name` is a heading, a title, a caption... by its style or
     one it inherits from."""
@@ -128,7 +144,7 @@ def _not_running(name: str | None, styles: dict[str, tuple[str, str | None, bool
     while name and name not in seen:
         seen.add(name)
         shown, parent, outline = styles.get(name, (_decoded(name), None, False))  # a style it does not define
-        if outline or shown.lower().startswith(NOT_RUNNING) or shown.lower().endswith("caption"):
+        if outline or apparatus_style(shown):
             return True
         name = parent
     return False
@@ -145,15 +161,21 @@ def _paragraphs(element: Any) -> list[Any]:
     return found
 
 
-def _inline(element: Any, parts: list[str]) -> None:
-    """The text of a paragraph's content, added to `parts`; notes, comments and drawings out."""
+def _inline(element: Any, parts: list[str], hidden: set[str]) -> None:
+    """The text of a paragraph's content, added to `parts`; notes, comments, drawings and hidden
+    text out."""
     parts.append(element.text or "")
     for child in element:
         tag = child.tag
         if tag in _SPACES:
             parts.append(" ")  # `text:s` of any count: runs of spaces are one space in the end
-        elif isinstance(tag, str) and tag not in _APART and not tag.startswith(_DRAW):
-            _inline(child, parts)
+        elif (
+            isinstance(tag, str)
+            and tag not in _APART
+            and not tag.startswith(_DRAW)
+            and child.get(f"{_TEXT}style-name") not in hidden
+        ):
+            _inline(child, parts, hidden)
         parts.append(child.tail or "")
 
 

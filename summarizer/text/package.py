@@ -18,7 +18,7 @@ from typing import Any
 from summarizer.errors import UnreadableDocument, first_line
 
 MAX_UNPACKED_BYTES = 500_000_000  # what the archive's parts unpack to, at most (as its directory says)
-MAX_TEXT_BYTES = 100_000_000  # what the parts read unpack to, together at most
+MAX_TEXT_BYTES = 30_000_000  # what the parts read unpack to, together at most (parsed, about 15 times that at worst)
 OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the old binary container (.doc, .xls, .ppt; Office's encrypted files)
 # An Office file saved with a password: an OLE container whose stream holds the encrypted package.
 _ENCRYPTED_OOXML = "EncryptedPackage".encode("utf-16-le")

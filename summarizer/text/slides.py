@@ -12,6 +12,7 @@ space.
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Any
 
 from summarizer.text.package import Package, open_package
@@ -23,6 +24,7 @@ _P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_MARK = re.compile(r"[\d*†‡§¶,]+")  # what a raised note mark holds
 _RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 _NOTES = "/notesSlide"  # how a slide's relationship type to its notes page ends
 _FALSE = ("0", "false")
@@ -106,12 +108,21 @@ def _text_paragraphs(shape: Any, placeholders: set[str] | None) -> list[str]:
     result = []
     for paragraph in body.iterchildren(f"{_A}p"):
         parts = [
-            element.text or "" if element.tag == f"{_A}t" else " " for element in paragraph.iter(f"{_A}t", f"{_A}br")
+            (element.text or "" if not _footnote_mark(element) else "") if element.tag == f"{_A}t" else " "
+            for element in paragraph.iter(f"{_A}t", f"{_A}br")
         ]
         line = " ".join("".join(parts).replace("\xad", "").split())
         if line:
             result.append(line)
     return result
+
+
+def _footnote_mark(text: Any) -> bool:
+    """Whether a run's text is a raised note mark ("1", "*", "†"), which is no text of the sentence."""
+    properties = text.getparent().find(f"{_A}rPr")
+    baseline = (properties.get("baseline") if properties is not None else None) or "0"
+    raised = baseline.isdigit() and int(baseline) > 0  # in thousandths of a percent; lowered ones are negative
+    return raised and bool(_MARK.fullmatch((text.text or "").strip()))
 
 
 def _hidden(properties: Any) -> bool:

@@ -12,11 +12,16 @@ import io
 from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
-from summarizer.text.package import MAX_TEXT_BYTES, open_package
+from summarizer.text.package import open_package
 
-MAX_DOCUMENT_BYTES = MAX_TEXT_BYTES  # what its body (word/document.xml) unpacks to, at most
-# Paragraph styles (their names, as Word shows them) that are not running text.
-NOT_RUNNING = ("heading", "title", "subtitle", "caption", "toc", "table of figures", "index", "header", "footer")
+MAX_DOCUMENT_BYTES = 100_000_000  # what its body (word/document.xml) unpacks to, at most
+# Paragraph styles (their names, as word processors show them: Word, LibreOffice) that are not
+# running text, here and in OpenDocument and RTF documents; so is a name that ends in "caption"
+# ("Table Caption", pandoc's "TableCaption").
+NOT_RUNNING = (
+    "heading", "title", "subtitle", "caption", "contents", "toc", "table of figures", "index", "bibliography",
+    "header", "footer",
+)  # fmt: skip
 _FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 
 
@@ -33,12 +38,12 @@ def docx_paragraphs(data: bytes) -> list[str]:
     _check_archive(data)
     try:
         document = docx.Document(io.BytesIO(data))
-        styles = {style.style_id: (style.name or "") for style in document.styles}
+        apart = {style.style_id for style in document.styles if _apparatus(style)}
         body = document.element.body
         paragraphs = [child for child in body.iterchildren(qn("w:p"), qn("w:sdt")) for child in _paragraphs(child, qn)]
         result = []
         for paragraph in paragraphs:
-            if _style_name(paragraph, styles, qn).lower().startswith(NOT_RUNNING):
+            if _style_id(paragraph, qn) in apart:
                 continue
             text = " ".join(_text(paragraph, qn).split())
             if text:
@@ -66,9 +71,27 @@ def _paragraphs(element: Any, qn: Any) -> list[Any]:
     return [paragraph for child in children for paragraph in _paragraphs(child, qn)]
 
 
-def _style_name(paragraph: Any, styles: dict[str, str], qn: Any) -> str:
+def apparatus_style(name: str) -> bool:
+    """Whether a paragraph style of this name (as shown) sets no running text: a heading, a
+    title, a caption, a contents or index entry..."""
+    name = name.lower()
+    return name.startswith(NOT_RUNNING) or name.endswith("caption")
+
+
+def _apparatus(style: Any) -> bool:
+    """Whether a style, or one it is based on, is an `apparatus_style`."""
+    seen = set()
+    while style is not None and style.style_id not in seen:
+        seen.add(style.style_id)
+        if apparatus_style(style.name or ""):
+            return True
+        style = getattr(style, "base_style", None)
+    return False
+
+
+def _style_id(paragraph: Any, qn: Any) -> str | None:
     style = paragraph.find(f"{qn('w:pPr')}/{qn('w:pStyle')}")
-    return styles.get(style.get(qn("w:val")), "") if style is not None else ""
+    return None if style is None else style.get(qn("w:val"))
 
 
 def _text(paragraph: Any, qn: Any) -> str:

@@ -21,7 +21,7 @@ MAX_EXPANSIONS = 200_000  # commands expanded in one document, at most
 PARAGRAPH = "\n\n"
 MARK = "\x01"  # a footnote's mark: it goes with the space before it
 XSPACE = "\x02"  # \xspace: a space, unless punctuation follows
-PAGE = "\x03"  # \pageref: a page number, which only typesetting knows; it goes with its "on page"
+PAGE = "\x0e"  # \pageref: a page number, which only typesetting knows
 DISPLAY, DISPLAYED = "\x06", "\x07"  # around display math: in its sentence, unless it starts a paragraph
 # Environments whose content is not running text: floats, code, bibliography, hidden text.
 DROPPED_ENVIRONMENTS = frozenset(
@@ -69,11 +69,10 @@ _SPACES = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r"\n(?: ?\n)+")
 _SCRIPT_GROUP = re.compile(r"([_^])\{([^{}]{2,})\}")  # x^{n-2}: read as x^(n-2), not x^n-2
 _DISPLAY_MARKS = re.compile(f"[{DISPLAY}{DISPLAYED}]")
-# "(see page 4)", ", see p. 4,", "on page 4": a page reference goes with the words that lead to it.
+# A page reference in an aside, "(see page 4)" or ", see p. 4,", goes with it; any other reads
+# as LaTeX prints a number it does not know.
 _PAGE_WORDS = rf"(?:on )?(?:pp?\. ?|pages? )?{PAGE}"
-_PAGE_REFERENCE = re.compile(
-    rf" ?\((?:see |cf\. )?{_PAGE_WORDS}\)|, (?:see |cf\. ){_PAGE_WORDS}(?=[,.;:])| ?{_PAGE_WORDS}", re.IGNORECASE
-)
+_PAGE_ASIDE = re.compile(rf" ?\((?:see |cf\. )?{_PAGE_WORDS}\)|, (?:see |cf\. ){_PAGE_WORDS}(?:,|(?=[.;:]))", re.I)
 _BEFORE_MARK = re.compile(rf"[^\S\n]*\n?[^\S\n]*{MARK}")
 
 
@@ -90,13 +89,13 @@ def renderer(
 def finished(text: str) -> str:
     """Rendered text with its marks resolved: citations as `citations.resolved` reads them,
     footnote marks out with the space before them, display math that starts a paragraph out, a
-    page reference out with its "on page", `\\xspace` a space unless punctuation follows. White
-    space is made single first (a line of spaces or tabs ends a paragraph, as TeX reads it), so
-    that no pattern here meets a long run."""
+    page reference out with the aside it is in (else `??`), `\\xspace` a space unless
+    punctuation follows. White space is made single first (a line of spaces or tabs ends a
+    paragraph, as TeX reads it), so that no pattern here meets a long run."""
     text = _BLANK_LINES.sub("\n\n", _SPACES.sub(" ", text))
     text = citations.resolved(_BEFORE_MARK.sub("", text))
     text = _DISPLAY_AFTER_SENTENCE.sub(r"\1", _LEADING_DISPLAY.sub("", text))
-    text = _PAGE_REFERENCE.sub("", _DISPLAY_MARKS.sub("", text))
+    text = _PAGE_ASIDE.sub("", _DISPLAY_MARKS.sub("", text)).replace(PAGE, UNKNOWN[1])
     text = text.replace("\u00ad", "")  # soft hyphens (\\-) out of their words
     return _XSPACE_PUNCTUATION.sub("", text).replace(XSPACE, " ")
 
