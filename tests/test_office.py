@@ -147,6 +147,26 @@ def test_an_opendocument_text_reads_as_its_body_s_running_text():
     assert Document.from_text(odt_bytes(), "odt").paragraphs == ODT_PARAGRAPHS
 
 
+def test_hidden_text_in_an_odt_is_left_out():
+    styles = (
+        '<style:style style:name="T1" style:family="text"><style:text-properties text:display="none"/></style:style>'
+        '<style:style style:name="P9" style:family="paragraph"><style:text-properties text:display="none"/>'
+        "</style:style>"
+    )
+    body = (
+        '<text:p>Hidden <text:span text:style-name="T1">secret words </text:span>are gone.'
+        '<text:hidden-text text:condition="x" text:string-value="A field." text:is-hidden="true">A field.'
+        "</text:hidden-text></text:p>"
+        '<text:p text:style-name="P9">A hidden paragraph.</text:p>'
+        '<text:p><text:hidden-paragraph text:condition="x" text:is-hidden="true"/>Another hidden one.</text:p>'
+    )
+    files = odt_files(body)
+    files["content.xml"] = str(files["content.xml"]).replace(
+        "</office:automatic-styles>", styles + "</office:automatic-styles>"
+    )
+    assert Document.from_text(_zip(files), "odt").paragraphs == ("Hidden are gone.",)
+
+
 def test_a_flat_opendocument_text_reads_as_the_packaged_one():
     styles = STYLES.split("<office:styles>")[1].split("</office:styles>")[0]
     flat = (
@@ -274,6 +294,77 @@ def test_rtf_bytes_read_by_their_code_page_unicode_escapes_and_raw_bytes():
     assert Document.from_text(unicode, "rtf").paragraphs == ("Café naï — “quoted” and \U0001f600.",)
     raw = b"{\\rtf1\\ansi\\ansicpg1252 The caf\xe9 said \x93yes\x94.\\par}"  # 8-bit bytes, as some writers leave them
     assert Document.from_text(raw, "rtf").paragraphs == ("The café said “yes”.",)
+
+
+def rtf_read(data: bytes) -> tuple[str, ...]:
+    return read_document(data, "rtf", "memo.rtf").paragraphs
+
+
+@needs_striprtf
+def test_an_rtf_group_or_binary_data_left_out_still_ends_the_control_word_before_it():
+    bookmark = rb"{\rtf1\ansi First paragraph.\par{\*\bkmkstart a}Second paragraph here.\par}"
+    assert rtf_read(bookmark) == ("First paragraph.", "Second paragraph here.")
+    assert rtf_read(rb"{\rtf1\ansi \b{\*\bkmkstart a}Bold sentence here.\par}") == ("Bold sentence here.",)
+    assert rtf_read(rb"{\rtf1\ansi First paragraph.\par\bin3 {}}Kept text.\par}") == ("First paragraph.", "Kept text.")
+    inside_a_word = rb"{\rtf1\ansi The Sec{\*\bkmkstart a}ond word stays whole.\par}"
+    assert rtf_read(inside_a_word) == ("The Second word stays whole.",)
+
+
+@needs_striprtf
+def test_rtf_table_and_heading_paragraphs_last_until_pard_or_the_end_of_their_group():
+    table = (
+        rb"{\rtf1\ansi\trowd\cellx4000\cellx8000\pard\plain\intbl First cell paragraph.\par Middle cell paragraph is "
+        rb"here.\par Last.\cell Two.\cell\row\pard Body sentence.\par}"
+    )
+    assert rtf_read(table) == ("Body sentence.",)
+    styles = rb"{\rtf1\ansi{\stylesheet{\s0 Normal;}{\s1 heading 1;}}"
+    headings = styles + rb"\pard\s1 Heading one.\par Heading two.\par\pard Body sentence.\par}"
+    assert rtf_read(headings) == ("Body sentence.",)
+    levels = rb"{\rtf1\ansi\pard\outlinelevel0 Heading one.\par Heading two.\par\pard Body sentence.\par}"
+    assert rtf_read(levels) == ("Body sentence.",)
+    grouped = rb"{\rtf1\ansi{\pard\intbl A cell sentence.\par}The body sentence.\par}"  # the group's end ends it
+    assert rtf_read(grouped) == ("The body sentence.",)
+
+
+@needs_striprtf
+def test_escaped_backslashes_and_braces_in_rtf_are_text():
+    pict = rb"{\rtf1\ansi The \\pict group and \\bin data are explained here.\par Second sentence.\par}"
+    assert rtf_read(pict) == ("The \\pict group and \\bin data are explained here.", "Second sentence.")
+    binary = rb"{\rtf1\ansi A \\pict has \\bin5 bytes of data.\par}"
+    assert rtf_read(binary) == ("A \\pict has \\bin5 bytes of data.",)
+    braces = rb"{\rtf1\ansi{\fonttbl{\f0\fcharset0 Arial;}}\f0 A set \{a, b\} and a path C:\\pict\\bin.\par}"
+    assert rtf_read(braces) == ("A set {a, b} and a path C:\\pict\\bin.",)
+
+
+@needs_striprtf
+def test_hidden_rtf_text_is_left_out():
+    assert rtf_read(rb"{\rtf1\ansi The shown {\v hidden words }text is read.\par}") == ("The shown text is read.",)
+    libreoffice = rb"{\rtf1\ansi The shown {\loch\cs15\loch\v\loch secret words }text is read.\par}"
+    assert rtf_read(libreoffice) == ("The shown text is read.",)
+    ended = rb"{\rtf1\ansi The shown \v hidden \v0 text is read.\par \v Hidden.\par\plain Also read.\par}"
+    assert rtf_read(ended) == ("The shown text is read.", "Also read.")
+
+
+@needs_striprtf
+def test_an_unended_rtf_font_table_entry_is_read_at_once_and_keeps_the_character_sets():
+    cyrillic = rb"\f1 \'cf\'f0\'e8\'e2\'e5\'f2 \'ec\'e8\'f0.\par}"
+    unended = rb"{\rtf1\ansi{\fonttbl{\f0\fcharset0 Arial}{\f1\fcharset204 Arial Cyr;}}" + cyrillic  # \f0: no ";"
+    assert rtf_read(unended) == ("Привет мир.",)
+    long_name = rb"{\rtf1\ansi{\fonttbl{\f1\fcharset204 Arial;}{\f0\fcharset0 " + b"x" * 200_000 + b"}}" + cyrillic
+    assert rtf_read(long_name) == ("Привет мир.",)  # striprtf's scan of it was quadratic: minutes
+
+
+@needs_striprtf
+def test_a_destination_mark_not_opening_its_rtf_group_leaves_out_the_rest_of_the_group():
+    link = rb'Visit {\field{ \*\fldinst{HYPERLINK "https://example.org"}}{\fldrslt{our website}}} today.\par'
+    assert rtf_read(rb"{\rtf1\ansi " + link + b"}") == ("Visit our website today.",)
+    many = b"{\\field{ \\*\\fldinst{x}}}" * 20_000  # striprtf's scan of them for a link was quadratic
+    assert rtf_read(rb"{\rtf1\ansi " + many + rb"The body sentence.\par}") == ("The body sentence.",)
+
+
+@needs_striprtf
+def test_an_out_of_range_rtf_unicode_escape_is_a_replacement_character():
+    assert rtf_read(rb"{\rtf1\ansi\uc1 The sign \u99999999? and \u233?t\u233?.\par}") == ("The sign \ufffd and été.",)
 
 
 @needs_striprtf
@@ -430,6 +521,14 @@ def test_a_presentation_reads_as_its_slides_text_each_followed_by_its_notes():
         "We expect them to fall.",
         "Demand will slow as factories cut output.",
     )  # no titles, subtitles, bullets without a sentence, tables, hidden shapes or slides, footers
+
+
+def test_a_raised_note_mark_on_a_slide_is_no_text():
+    mark = '<a:p><a:r><a:rPr/><a:t>Prices fell.</a:t></a:r><a:r><a:rPr baseline="30000"/><a:t>1</a:t></a:r></a:p>'
+    lowered = '<a:p><a:r><a:rPr baseline="-25000"/><a:t>H</a:t></a:r><a:r><a:rPr/><a:t>O is water.</a:t></a:r></a:p>'
+    body = shape("x", placeholder='idx="1"').replace("<a:p><a:r><a:rPr/><a:t>x</a:t></a:r></a:p>", mark + lowered)
+    files = {**deck_files(), "ppt/slides/slide2.xml": slide(body)}
+    assert Document.from_text(_zip(files), "pptx").paragraphs[:2] == ("Prices fell.", "HO is water.")
 
 
 def test_a_deck_of_bullets_reads_as_its_notes_or_has_no_running_text():

@@ -3,7 +3,10 @@
 A pass over the RTF's groups here leaves out what is not the body's running text, and striprtf
 (`rtf_to_text`) decodes what is left: `\\'hh` bytes by the document's code page (`\\ansicpg`)
 or their font's character set, `\\u` characters, quotes and dashes. Raw 8-bit bytes are read
-as `\\'hh` bytes are.
+as `\\'hh` bytes are; a `\\u` character out of range is a replacement character. striprtf is
+given a font table rebuilt from each font's number and character set (its scan of a font table
+is slow on a long entry), and an escaped backslash (`\\\\`) as a mark, not as a backslash its
+own scans for `\\pict` and `\\bin` would meet.
 
 Left out: headers and footers, footnotes (their automatic marks are no text), comments, field
 instructions (a field reads as its result: a link as its text), pictures, objects, shapes and
@@ -11,8 +14,10 @@ text boxes, index and contents entries, bookmarks, the information, font, colour
 style tables, a list item's number or bullet, tables (paragraphs marked as in a table, `\\intbl`),
 paragraphs of a heading, title, subtitle, caption, contents, index, bibliography, header or
 footer style (by the style sheet's names, a style's base style too) or with an outline level (a
-heading's), and text a tracked change deleted. `\\par`, a section break and a page break end a
-paragraph; a line break (`\\line`) or a tab inside one is a space.
+heading's), text a tracked change deleted and hidden text (`\\v`). A paragraph's table, style
+and outline level last, as RTF's paragraph properties do, until `\\pard` or the end of the
+group that set them. `\\par`, a section break and a page break end a paragraph; a line break
+(`\\line`) or a tab inside one is a space.
 """
 
 from __future__ import annotations
@@ -20,15 +25,12 @@ from __future__ import annotations
 import re
 
 from summarizer.errors import UnreadableDocument, first_line
+from summarizer.text.package import OLE
+from summarizer.text.word import apparatus_style
 
-# Paragraph styles (their names, as Word and LibreOffice show them) that are not running text;
-# and a name that ends in "caption" ("Table Caption").
-NOT_RUNNING = (
-    "heading", "title", "subtitle", "caption", "contents", "toc", "table of figures", "index", "bibliography",
-    "header", "footer",
-)  # fmt: skip
 # Groups that are never the body's text, by the control word that opens them; so is a group
-# opened by `\*` (a destination a reader may skip: footnotes, field instructions, bookmarks...).
+# opened by `\*` (a destination a reader may skip: footnotes, field instructions, bookmarks...),
+# and the rest of a group after a `\*` that does not open it.
 APART = frozenset(
     "header headerl headerr headerf footer footerl footerr footerf footnote annotation info stylesheet listtable "
     "listoverridetable listtext pntext pict shp shpgrp shppict nonshppict object fldinst xe tc tcn txe rxe do "
@@ -39,11 +41,13 @@ _WRITING = frozenset(
     "par sect page line tab emdash endash emspace enspace qmspace bullet lquote rquote ldblquote rdblquote u "
     "chftn".split()
 )
-_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the old binary .doc container
 # Marks this pass writes for striprtf to carry into the text (noncharacters: no document's text).
 _BREAK = "\ufdd0"  # a line break inside a paragraph: a space
 _TABLE = "\ufdd1"  # a paragraph in a table, or the end of a cell: the line is left out
 _HEADING = "\ufdd2"  # a paragraph of a heading's (title's, caption's...) style: left out
+_BACKSLASH = "\ufdd3"  # an escaped backslash (`\\`): a backslash
+# Control words that end a line of striprtf's text (so do an escaped line feed and carriage return).
+_LINE_ENDS = frozenset("par sect page row".split())
 _TOKEN = re.compile(r"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'[0-9a-fA-F]{2}|\\.?|[{}]|[^\\{}]+", re.S)
 _EIGHT_BIT = re.compile(r"[\x80-\xff]")
 _STYLE_SHEET = re.compile(r"\{\\stylesheet")
@@ -65,7 +69,7 @@ def rtf_paragraphs(data: bytes) -> list[str]:
         from summarizer.text.documents import FORMATS_EXTRA
 
         raise UnreadableDocument(f"reading RTF documents needs striprtf: {FORMATS_EXTRA}") from None
-    if data.startswith(_OLE):
+    if data.startswith(OLE):
         raise UnreadableDocument("an old binary Word document (.doc), not RTF: save it as .rtf or .docx first")
     rtf = data.lstrip(b"\xef\xbb\xbf \t\r\n").decode("latin-1")  # a byte a character, for `\bin` and `\'hh`
     if not rtf.startswith("{\\rtf"):
@@ -80,7 +84,7 @@ def rtf_paragraphs(data: bytes) -> list[str]:
     for line in re.split(r"[\r\n]", text):
         if _TABLE in line or _HEADING in line:
             continue
-        line = line.replace(_BREAK, " ").replace("\xad", "").replace("\u2011", "-")
+        line = line.replace(_BREAK, " ").replace(_BACKSLASH, "\\").replace("\xad", "").replace("\u2011", "-")
         line = " ".join(_BULLET.sub("", line.strip()).split())
         if line:
             result.append(line)
@@ -88,11 +92,16 @@ def rtf_paragraphs(data: bytes) -> list[str]:
 
 
 def _body(rtf: str, not_running: set[str]) -> str:
-    """The RTF less the groups that are not the body's text (`APART`, `\\*`), binary data and
-    deleted text; line breaks, table paragraphs and heading styles marked for the lines."""
+    """The RTF less the groups that are not the body's text (`APART`, `\\*`), binary data,
+    deleted and hidden text; the font table rebuilt; line breaks, escaped backslashes and the
+    lines of table and heading paragraphs marked."""
     out: list[str] = []
-    deleted, enclosing = False, []  # whether text is deleted here; and in the enclosing groups
-    skipping = 0  # the depth of a group being left out (0: none)
+    # Whether the text here is deleted, hidden; and the paragraph in a table, a heading's.
+    deleted = hidden = table = heading = False
+    enclosing: list[tuple[bool, bool, bool, bool]] = []  # the same in the enclosing groups
+    skipping, whole = 0, False  # the depth of a group being left out (0: none); whether all of it
+    fonts: dict[str, str] | None = None  # in the font table: its fonts' character sets, by number
+    font = ""  # the number of the font table's entry being read
     opened = False  # the last token opened a group
     position = 0
     while position < len(rtf):
@@ -102,43 +111,83 @@ def _body(rtf: str, not_running: set[str]) -> str:
         position = match.end()
         if word == "bin":  # binary data (a picture's): any bytes, never text
             position += max(int(argument or 0), 0)
+            if not skipping:
+                out.append("{}")  # ends the control word before it, as the data did
             opened = False
             continue
         if token == "{":
-            enclosing.append(deleted)
+            enclosing.append((deleted, hidden, table, heading))
             if not skipping:
                 out.append(token)
             opened = True
             continue
-        if opened and not skipping and (token == "\\*" or word in APART):
-            out.pop()  # the group's "{"
-            skipping = len(enclosing)
+        # A `\*` not opening its group (none should) leaves out the rest of it, as striprtf would
+        # (and striprtf's pattern for a link, `{\field{ \*\fldinst{...`, is slow to scan).
+        if enclosing and not skipping and (token == "\\*" or (opened and (word in APART or word == "fonttbl"))):
+            if opened:
+                out.pop()  # the group's "{"
+            skipping, whole = len(enclosing), opened
+            fonts = {} if word == "fonttbl" else None
         opened = False
         if token == "}":
             if skipping and len(enclosing) == skipping:
                 skipping = 0
+                if not whole:  # the end of a group whose rest was left out
+                    out.append(token)
+                else:  # in its place, a group that ends the control word before it (as the group did)
+                    out.append("{}" if fonts is None else _font_table(fonts))
+                fonts = None
             elif not skipping:
                 out.append(token)
-            deleted = enclosing.pop() if enclosing else False
+            deleted, hidden, table, heading = enclosing.pop() if enclosing else (False, False, False, False)
             continue
         if skipping:
+            if fonts is not None and argument and argument.isdigit():
+                if word == "f":
+                    font = argument
+                elif word == "fcharset" and font:
+                    fonts[font] = argument
             continue
-        if word in ("deleted", "plain"):
-            deleted = word == "deleted" and argument != "0"
-        elif deleted and (word is None or word in _WRITING):  # text, a byte, a symbol; \par, \tab...
+        if word == "plain":
+            deleted = hidden = False
+        elif word == "deleted":
+            deleted = argument != "0"
+        elif word == "v":
+            hidden = argument != "0"
+        elif word == "pard":
+            table = heading = False
+        elif word == "intbl":
+            table = True
+        elif (word == "s" and argument in not_running) or (word == "outlinelevel" and argument in _LEVELS):
+            heading = True
+        elif (deleted or hidden) and (word is None or word in _WRITING):  # text, a byte, a symbol; \par, \tab...
             continue
-        out.append(_marked(token, word, argument, not_running))
+        out.append(_marked(token, word, argument, table, heading))
     return "".join(out)
 
 
-def _marked(token: str, word: str | None, argument: str | None, not_running: set[str]) -> str:
+def _marked(token: str, word: str | None, argument: str | None, table: bool, heading: bool) -> str:
+    """The token as striprtf is to read it; a line written in a table or a heading's paragraph
+    marked at its end, and where the paragraph becomes one."""
+    if token == "\\\\":
+        return _BACKSLASH
     if word == "line":
         return _BREAK
-    if word in ("cell", "nestcell", "intbl"):
+    if word in ("cell", "nestcell"):
         return _TABLE
-    if (word == "s" and argument in not_running) or (word == "outlinelevel" and argument in _LEVELS):
-        return _HEADING
+    if word == "u" and argument and not -0x10000 <= int(argument) < 0x110000:  # out of range
+        return "\\u65533 "
+    if word == "fonttbl":  # not opening a group: only the rebuilt table is one
+        return "{}"
+    if word in _LINE_ENDS or word in ("intbl", "s", "outlinelevel") or token in ("\\\n", "\\\r"):
+        return (_TABLE if table else "") + (_HEADING if heading else "") + token
     return token
+
+
+def _font_table(fonts: dict[str, str]) -> str:
+    """A font table of each font's number and character set (what decides its code page), each
+    entry as striprtf's pattern for one reads it at once."""
+    return "{\\fonttbl" + "".join(f"{{\\f{number}\\fcharset{charset} x;}}" for number, charset in fonts.items()) + "}"
 
 
 def _not_running_styles(rtf: str) -> set[str]:
@@ -165,7 +214,7 @@ def _not_running_styles(rtf: str) -> set[str]:
         if style:
             base = _BASED_ON.search(entry)
             name = _CONTROL.sub("", entry[1:-1]).split(";")[0].strip().lower()
-            heading = name.startswith(NOT_RUNNING) or name.endswith("caption") or bool(_OUTLINE.search(entry))
+            heading = apparatus_style(name) or bool(_OUTLINE.search(entry))
             styles[style[1]] = (base[1] if base else None, heading)
     found = set()
     for number in styles:
