@@ -345,24 +345,10 @@ def notebook_paragraphs(text: str) -> list[str]:
     return [paragraph for cell in notebook_markdown(text) for paragraph in markdown_paragraphs(cell, math=True)]
 
 
-def docx_running_paragraphs(data: bytes) -> list[str]:
-    """The paragraphs of a Word document's body that end a sentence."""
-    return [paragraph for paragraph in docx_paragraphs(data) if _is_running_text(paragraph)]
-
-
-def odt_running_paragraphs(data: bytes) -> list[str]:
-    """The paragraphs of an OpenDocument text's body that end a sentence."""
-    return [paragraph for paragraph in odt_paragraphs(data) if _is_running_text(paragraph)]
-
-
-def rtf_running_paragraphs(data: bytes) -> list[str]:
-    """The paragraphs of an RTF document's body that end a sentence."""
-    return [paragraph for paragraph in rtf_paragraphs(data) if _is_running_text(paragraph)]
-
-
-def pptx_running_paragraphs(data: bytes) -> list[str]:
-    """The paragraphs of a presentation's slides and speaker notes that end a sentence."""
-    return [paragraph for paragraph in pptx_paragraphs(data) if _is_running_text(paragraph)]
+def _ending_sentences(reader: Callable[[bytes], list[str]]) -> Callable[[bytes], list[str]]:
+    """`reader`, keeping the paragraphs that end a sentence (of a Word, OpenDocument, RTF or
+    PowerPoint document: their styles name some headings and labels, not all of them)."""
+    return lambda data: [paragraph for paragraph in reader(data) if _is_running_text(paragraph)]
 
 
 def epub_paragraphs(data: bytes) -> list[str]:
@@ -387,10 +373,10 @@ _READERS: dict[str, Callable[[Any], list[str]]] = {
 }
 _BINARY_READERS: dict[str, Callable[[bytes], list[str]]] = {
     "pdf": pdf_paragraphs,
-    "docx": docx_running_paragraphs,
-    "odt": odt_running_paragraphs,
-    "rtf": rtf_running_paragraphs,
-    "pptx": pptx_running_paragraphs,
+    "docx": _ending_sentences(docx_paragraphs),
+    "odt": _ending_sentences(odt_paragraphs),
+    "rtf": _ending_sentences(rtf_paragraphs),
+    "pptx": _ending_sentences(pptx_paragraphs),
     "epub": epub_paragraphs,
     "email": email_paragraphs,
 }

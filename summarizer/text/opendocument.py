@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from summarizer.errors import UnreadableDocument, first_line
-from summarizer.text.package import MAX_TEXT_BYTES, article, open_package
+from summarizer.errors import UnreadableDocument
+from summarizer.text.package import MAX_TEXT_BYTES, article, open_package, parse_xml, require_lxml
 from summarizer.text.word import apparatus_style
 
 KIND = "OpenDocument text document"
@@ -75,19 +75,10 @@ def odt_paragraphs(data: bytes) -> list[str]:
 
 def _flat(data: bytes) -> Any:
     """A flat OpenDocument file's root (`office:document`)."""
-    try:
-        from lxml import etree
-    except ImportError:
-        from summarizer.text.documents import FORMATS_EXTRA
-
-        raise UnreadableDocument(f"reading {KIND}s needs lxml: {FORMATS_EXTRA}") from None
+    require_lxml(KIND)
     if len(data) > MAX_TEXT_BYTES:
         raise UnreadableDocument(f"more than {MAX_TEXT_BYTES / 1e6:g} MB of text")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
-    try:
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError as error:
-        raise UnreadableDocument(f"not a readable flat {KIND}: {first_line(error)}") from None
+    root = parse_xml(data, f"flat {KIND}")
     if root.tag != f"{_OFFICE}document":
         raise UnreadableDocument(f"not {article(KIND)} (an XML file, but no flat OpenDocument one)")
     return root

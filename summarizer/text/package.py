@@ -36,10 +36,6 @@ class Package:
         self.kind = kind
         self.sizes = {info.filename: info.file_size for info in archive.infolist()}
         self._read = 0
-        from lxml import etree
-
-        self._etree = etree
-        self._parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
 
     def __contains__(self, name: str) -> bool:
         return name in self.sizes
@@ -55,21 +51,35 @@ class Package:
             data = self.archive.read(name)
         except _DAMAGED as error:
             raise UnreadableDocument(f"a damaged {self.kind}: {type(error).__name__} in {name}") from None
-        try:
-            return self._etree.fromstring(data, self._parser)
-        except self._etree.XMLSyntaxError as error:
-            raise UnreadableDocument(f"not a readable {self.kind}: {name}: {first_line(error)}") from None
+        return parse_xml(data, f"{self.kind}: {name}")
 
 
-def open_package(data: bytes, kind: str, main_part: str, old_binary: str) -> Package:
-    """`data` as a package holding `main_part`, its sizes checked; `old_binary` is the message
-    for a file in the old binary (OLE) container."""
+def parse_xml(data: bytes, what: str) -> Any:
+    """The root element of the XML `data`, parsed without entities, DTDs or the network; an
+    `UnreadableDocument` ("not a readable `what`") when it is not well-formed."""
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    try:
+        return etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as error:
+        raise UnreadableDocument(f"not a readable {what}: {first_line(error)}") from None
+
+
+def require_lxml(kind: str) -> None:
+    """A one-line `UnreadableDocument` naming the extra to install when lxml is missing."""
     try:
         import lxml.etree  # noqa: F401
     except ImportError:
         from summarizer.text.documents import FORMATS_EXTRA
 
         raise UnreadableDocument(f"reading {kind}s needs lxml: {FORMATS_EXTRA}") from None
+
+
+def open_package(data: bytes, kind: str, main_part: str, old_binary: str) -> Package:
+    """`data` as a package holding `main_part`, its sizes checked; `old_binary` is the message
+    for a file in the old binary (OLE) container."""
+    require_lxml(kind)
     if data.startswith(OLE):
         if _ENCRYPTED_OOXML in data:
             raise UnreadableDocument(f"an encrypted (password-protected) {kind}: remove its password first")
