@@ -158,3 +158,31 @@ def test_a_damaged_body_in_a_whole_package_is_one_line(tmp_path):
     with pytest.raises(InputError, match=r"^\S*memo\.docx: not a readable Word document: ") as error:
         Document.from_file(path)
     assert "\n" not in str(error.value)
+
+
+def test_hidden_text_is_left_out_as_word_prints_it():
+    from docx.enum.style import WD_STYLE_TYPE
+
+    document = docx.Document()
+    secret = document.styles.add_style("Secret", WD_STYLE_TYPE.CHARACTER)
+    secret.font.hidden = True
+    notes = document.styles.add_style("Notes", WD_STYLE_TYPE.PARAGRAPH)
+    notes.font.hidden = True
+    derived = document.styles.add_style("Derived notes", WD_STYLE_TYPE.PARAGRAPH)
+    derived.base_style = notes
+    paragraph = document.add_paragraph("The plant opened in May ")
+    paragraph.add_run("(check the date with legal) ").font.hidden = True
+    paragraph.add_run("[internal note] ", style="Secret")
+    paragraph.add_run("and employs forty people.")
+    document.add_paragraph("An editor's note the author hid.", style="Notes")
+    document.add_paragraph("Another one, in a style based on it.", style="Derived notes")
+    shown = document.add_paragraph("A hidden style's paragraph ", style="Notes")
+    shown.add_run("can show a run of its own.").font.hidden = False
+    document.add_paragraph("It plans to double that by next year.")
+    out = io.BytesIO()
+    document.save(out)
+    assert Document.from_text(out.getvalue(), "docx").paragraphs == (
+        "The plant opened in May and employs forty people.",
+        "can show a run of its own.",
+        "It plans to double that by next year.",
+    )

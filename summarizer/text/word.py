@@ -3,7 +3,9 @@
 Headings, the title, captions and tables of contents are not running text (a paragraph style
 names them); tables, text boxes, headers, footers, comments and footnotes are not in the body's
 paragraphs (a text box anchored in one is left out of it). Text a tracked change deleted is
-left out, text it inserted is read; a line break inside a paragraph is a space.
+left out, text it inserted is read, and so is hidden text (a run whose formatting, character
+style or paragraph style hides it, as Word does not print it); a line break inside a paragraph is
+a space.
 """
 
 from __future__ import annotations
@@ -39,13 +41,15 @@ def docx_paragraphs(data: bytes) -> list[str]:
     try:
         document = docx.Document(io.BytesIO(data))
         apart = {style.style_id for style in document.styles if _apparatus(style)}
+        hiding = {style.style_id: hides for style in document.styles if (hides := _hides(style)) is not None}
         body = document.element.body
         paragraphs = [child for child in body.iterchildren(qn("w:p"), qn("w:sdt")) for child in _paragraphs(child, qn)]
         result = []
         for paragraph in paragraphs:
-            if _style_id(paragraph, qn) in apart:
+            style = _style_id(paragraph, qn)
+            if style in apart:
                 continue
-            text = " ".join(_text(paragraph, qn).split())
+            text = " ".join(_text(paragraph, qn, hiding, hiding.get(style, False)).split())
             if text:
                 result.append(text)
         return result
@@ -89,18 +93,47 @@ def _apparatus(style: Any) -> bool:
     return False
 
 
+def _hides(style: Any) -> bool | None:
+    """Whether a style hides its text (`w:vanish`), itself or by a style it is based on; None
+    where none of them says."""
+    seen = set()
+    while style is not None and style.style_id not in seen:
+        seen.add(style.style_id)
+        hidden = style.font.hidden if hasattr(style, "font") else None
+        if hidden is not None:
+            return hidden
+        style = getattr(style, "base_style", None)
+    return None
+
+
 def _style_id(paragraph: Any, qn: Any) -> str | None:
     style = paragraph.find(f"{qn('w:pPr')}/{qn('w:pStyle')}")
     return None if style is None else style.get(qn("w:val"))
 
 
-def _text(paragraph: Any, qn: Any) -> str:
-    """A paragraph's text: its runs' text, tabs and breaks as spaces, deleted text left out."""
-    text_tag = qn("w:t")
+def _hidden_run(run: Any, qn: Any, hiding: dict[str, bool], default: bool) -> bool:
+    """Whether a run (`w:r`) is hidden text: by its own formatting, else its character style's,
+    else `default` (its paragraph style's)."""
+    from docx.text.font import Font
+
+    hidden = Font(run).hidden
+    if hidden is not None:
+        return hidden
+    style = run.find(f"{qn('w:rPr')}/{qn('w:rStyle')}")
+    return hiding.get(style.get(qn("w:val")), default) if style is not None else default
+
+
+def _text(paragraph: Any, qn: Any, hiding: dict[str, bool], hidden: bool) -> str:
+    """A paragraph's text: its runs' text, tabs and breaks as spaces, deleted and hidden text left
+    out (`hiding`: the styles that say whether they hide text; `hidden`: the paragraph style's)."""
+    text_tag, run_tag = qn("w:t"), qn("w:r")
     apart = {qn("w:del"), qn("w:txbxContent"), _FALLBACK}  # deleted text, text boxes (and their copies)
     parts = []
     for element in paragraph.iter(text_tag, qn("w:tab"), qn("w:br"), qn("w:cr"), qn("w:noBreakHyphen")):
         if any(ancestor.tag in apart for ancestor in element.iterancestors()):
+            continue
+        run = next(element.iterancestors(run_tag), None)
+        if run is not None and _hidden_run(run, qn, hiding, hidden):
             continue
         if element.tag == text_tag:
             parts.append(element.text or "")
