@@ -216,7 +216,12 @@ def test_bad_odt_files_are_one_line_naming_the_file(tmp_path, data, message):
 
 
 @pytest.mark.parametrize(
-    ("format", "kind"), [("odt", "OpenDocument text documents"), ("pptx", "PowerPoint presentations")]
+    ("format", "kind"),
+    [
+        ("odt", "OpenDocument text documents"),
+        ("pptx", "PowerPoint presentations"),
+        ("odp", "OpenDocument presentations"),
+    ],
 )
 def test_odt_and_pptx_without_the_formats_extra_are_one_line_naming_it(monkeypatch, format, kind):
     monkeypatch.setitem(sys.modules, "lxml", None)  # as if not installed
@@ -226,7 +231,12 @@ def test_odt_and_pptx_without_the_formats_extra_are_one_line_naming_it(monkeypat
 
 
 def test_office_documents_given_as_text_are_refused():
-    for format, kind in (("odt", "an OpenDocument text"), ("rtf", "an RTF"), ("pptx", "a PowerPoint")):
+    for format, kind in (
+        ("odt", "an OpenDocument text"),
+        ("rtf", "an RTF"),
+        ("pptx", "a PowerPoint"),
+        ("odp", "an OpenDocument"),
+    ):
         with pytest.raises(InputError, match=f"{kind} .* is read from its bytes"):
             Document.from_text("{\\rtf1 text}", format)
 
@@ -578,3 +588,104 @@ def test_a_damaged_or_too_large_archive_is_one_line(tmp_path, monkeypatch, name,
     assert_one_line(tmp_path / name, deflated, f"unpacks to more than {bound / 1e6:g} MB of text")
     monkeypatch.setattr("summarizer.text.package.MAX_UNPACKED_BYTES", 1_000)
     assert_one_line(tmp_path / name, deflated, "unpacks to more than 0.001 MB")
+
+
+# OpenDocument presentations ---------------------------------------------------------------
+
+PRESENTATION_NS = (
+    'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" '
+    'xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"'
+)
+
+
+def frame(*paragraphs: str, kind: str | None = None) -> str:
+    """A frame as Impress writes one: a placeholder of `kind` (title, outline, notes...), or a text box."""
+    shown = f' presentation:class="{kind}"' if kind else ""
+    body = "".join(f"<text:p>{paragraph}</text:p>" for paragraph in paragraphs)
+    return f'<draw:frame draw:name="Shape"{shown}><draw:text-box>{body}</draw:text-box></draw:frame>'
+
+
+# What Impress writes for a talk: a title slide, slides with titles, outlines, a text box, a
+# shape and a group, a table, a hidden slide, a hidden shape, speaker notes with a page number,
+# and a sentence with a raised note mark.
+SLIDES = f"""
+  <draw:page draw:name="Title" draw:style-name="dp1">
+    {frame("Energy Outlook for the year.", kind="title")}{frame("A briefing for the board.", kind="subtitle")}
+    <presentation:notes>{frame("Welcome everyone to the briefing.", kind="notes")}</presentation:notes>
+  </draw:page>
+  <draw:page draw:name="Prices" draw:style-name="dp1">
+    {frame("Prices", kind="title")}
+    <draw:frame presentation:class="outline"><draw:text-box><text:list><text:list-item>
+      <text:p>Gas prices rose by a third over the winter.</text:p></text:list-item><text:list-item>
+      <text:p>Storage low</text:p></text:list-item></text:list></draw:text-box></draw:frame>
+    <draw:custom-shape><text:p>A shape's sentence is read too.</text:p></draw:custom-shape>
+    <draw:g>{frame("A grouped box's sentence is read.")}</draw:g>
+    <draw:frame draw:display="none"><draw:text-box><text:p>A hidden shape's sentence.</text:p></draw:text-box>
+    </draw:frame>
+    <draw:frame><table:table><table:table-row><table:table-cell><text:p>A table cell sentence.</text:p>
+      </table:table-cell></table:table-row></table:table></draw:frame>
+    {frame("<text:page-number>2</text:page-number>", kind="page-number")}{frame("Company confidential.", kind="footer")}
+    <presentation:notes><draw:page-thumbnail presentation:class="page"/>
+      {frame("Prices rose because storage was low.<text:span text:style-name='T1'>1</text:span> We expect a fall.")}
+      {frame("Prices rose because storage was low after a cold autumn.", kind="notes")}
+      {frame("<text:page-number>2</text:page-number>", kind="page-number")}</presentation:notes>
+  </draw:page>
+  <draw:page draw:name="Backup" draw:style-name="dp2">{frame("A hidden slide's sentence.")}</draw:page>
+  <draw:page draw:name="Outlook" draw:style-name="dp1">
+    {frame("Demand will slow as factories cut output.<text:span text:style-name='T1'>2</text:span>")}
+  </draw:page>
+"""
+SLIDE_STYLES = """<office:automatic-styles>
+  <style:style style:name="dp1" style:family="drawing-page"><style:drawing-page-properties/></style:style>
+  <style:style style:name="dp2" style:family="drawing-page">
+    <style:drawing-page-properties presentation:visibility="hidden"/></style:style>
+  <style:style style:name="T1" style:family="text"><style:text-properties style:text-position="33% 58%"/></style:style>
+</office:automatic-styles>"""
+
+
+def odp_files(slides: str = SLIDES) -> dict[str, str | bytes]:
+    content = (
+        f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {ODF} {PRESENTATION_NS}>{SLIDE_STYLES}'
+        f"<office:body><office:presentation>{slides}</office:presentation></office:body></office:document-content>"
+    )
+    return {
+        "mimetype": "application/vnd.oasis.opendocument.presentation",
+        "content.xml": content,
+        "styles.xml": STYLES,
+        "META-INF/manifest.xml": MANIFEST.format(encryption=""),
+    }
+
+
+ODP_PARAGRAPHS = (
+    "Welcome everyone to the briefing.",
+    "Gas prices rose by a third over the winter.",
+    "A shape's sentence is read too.",
+    "A grouped box's sentence is read.",
+    "Prices rose because storage was low after a cold autumn.",
+    "Demand will slow as factories cut output.",
+)
+
+
+def test_an_opendocument_presentation_reads_as_its_slides_text_each_followed_by_its_notes(tmp_path):
+    assert format_of("talk.odp") == format_of("flat.FODP") == "odp"
+    assert Document.from_text(_zip(odp_files()), "odp").paragraphs == ODP_PARAGRAPHS
+    # a flat .fodp holds the same content in one XML file
+    flat = odp_files()["content.xml"].replace("office:document-content", "office:document")
+    assert Document.from_text(flat.encode(), "odp").paragraphs == ODP_PARAGRAPHS
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64, "an old binary presentation (such as PowerPoint's .ppt)"),
+        (odt_bytes(), "not an OpenDocument presentation (its body is a text)"),
+        (
+            _zip({**odp_files(), "META-INF/manifest.xml": MANIFEST.format(encryption=ENCRYPTION)}),
+            "an encrypted (password-protected) OpenDocument presentation: remove its password first",
+        ),
+        (_zip({**odp_files(), "content.xml": "<office:document-content"}), "not a readable OpenDocument presentation"),
+    ],
+    ids=["ppt", "odt", "encrypted", "damaged-xml"],
+)
+def test_bad_odp_files_are_one_line_naming_the_file(tmp_path, data, message):
+    assert_one_line(tmp_path / "talk.odp", data, message)

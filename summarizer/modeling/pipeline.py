@@ -24,7 +24,7 @@ from summarizer.text.documents import Document, check_format, read_document
 from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.sentences import join_sentences, paragraph_sentences, punkt_tokenizer
 
-# A document: its text (or bytes: a PDF's, a .docx's, an .odt's, an RTF's, a .pptx's, an EPUB's
+# A document: its text (or bytes: a PDF's, a .docx's, an .odt's, an RTF's, a .pptx's, an .odp's, an EPUB's
 # or an e-mail's, or UTF-8 text) in the format the call names, a `Document` already read, or its
 # sentences already split.
 Text = str | bytes | Document | Sequence[str]
@@ -176,7 +176,7 @@ class Summarizer:
         format: str = "text",
     ) -> Summary:
         """Summary of one document: text (or bytes) in `format` (text, markdown, html, pdf, latex,
-        docx, odt, rtf, pptx, notebook, epub or email), a `Document`, or a list of sentences
+        docx, odt, rtf, pptx, odp, notebook, epub or email), a `Document`, or a list of sentences
         already split. A LaTeX text's `\\input` files are read by `Document.from_file`, not from
         text."""
         return next(self.summarize_batch([text], 1, k, ratio, max_words, trigram_blocking, order, format=format))
@@ -194,8 +194,8 @@ class Summarizer:
         format: str = "text",
     ) -> Iterator[Summary]:
         """Summaries of `texts`, yielded lazily in input order: each text (or bytes) read in
-        `format` (text, markdown, html, pdf, latex, docx, odt, rtf, pptx, notebook, epub or
-        email), a `Document`, or a list of sentences.
+        `format` (text, markdown, html, pdf, latex, docx, odt, rtf, pptx, odp, notebook, epub
+        or email), a `Document`, or a list of sentences.
 
         Reads at most `batch_size * CHUNK_BATCHES` documents ahead of what it has yielded and
         batches documents (or sections of long ones) of similar length together, so any number

@@ -32,7 +32,7 @@ from summarizer.text.layout import CLOSING_MARKS, SENTENCE_END
 from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.mail import email_body
 from summarizer.text.notebook import notebook_markdown
-from summarizer.text.opendocument import odt_paragraphs
+from summarizer.text.opendocument import odp_paragraphs, odt_paragraphs
 from summarizer.text.pdf import pdf_paragraphs
 from summarizer.text.rtf import rtf_paragraphs
 from summarizer.text.slides import pptx_paragraphs
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-FORMATS = ("text", "markdown", "html", "pdf", "latex", "docx", "odt", "rtf", "pptx", "notebook", "epub", "email")
+FORMATS = ("text", "markdown", "html", "pdf", "latex", "docx", "odt", "rtf", "pptx", "odp", "notebook", "epub", "email")
 # Formats read from bytes, never decoded as text here (an e-mail's parts name their charsets, an
 # RTF document its code page), each with what a file of it is.
 BINARY_FORMATS = {
@@ -51,6 +51,7 @@ BINARY_FORMATS = {
     "odt": "an OpenDocument text document",
     "rtf": "an RTF document",
     "pptx": "a PowerPoint presentation",
+    "odp": "an OpenDocument presentation",
     "epub": "an EPUB book",
     "email": "an e-mail message",
 }
@@ -71,6 +72,8 @@ EXTENSIONS = {
     ".fodt": "odt",
     ".rtf": "rtf",
     ".pptx": "pptx",
+    ".odp": "odp",
+    ".fodp": "odp",
     ".ipynb": "notebook",
     ".epub": "epub",
     ".eml": "email",
@@ -377,6 +380,7 @@ _BINARY_READERS: dict[str, Callable[[bytes], list[str]]] = {
     "odt": _ending_sentences(odt_paragraphs),
     "rtf": _ending_sentences(rtf_paragraphs),
     "pptx": _ending_sentences(pptx_paragraphs),
+    "odp": _ending_sentences(odp_paragraphs),
     "epub": epub_paragraphs,
     "email": email_paragraphs,
 }

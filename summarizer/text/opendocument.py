@@ -1,8 +1,9 @@
-"""OpenDocument text (.odt, and the flat .fodt): the body's paragraphs, read from content.xml.
+"""OpenDocument text (.odt, and the flat .fodt) and presentations (.odp, .fodp), read from
+content.xml.
 
-The paragraphs (`text:p`) of the body, of its sections and of its lists, in document order.
-Headings (`text:h`) are not running text, nor a paragraph whose style, or a style it inherits
-from (`styles.xml` and the document's automatic styles), is a heading, title, subtitle,
+A text: the paragraphs (`text:p`) of the body, of its sections and of its lists, in document
+order. Headings (`text:h`) are not running text, nor a paragraph whose style, or a style it
+inherits from (`styles.xml` and the document's automatic styles), is a heading, title, subtitle,
 caption, contents, index, bibliography, header or footer style, has an outline level or has a
 name that ends in "caption". Tables, frames and text boxes, tables of contents and indexes are
 not the body's paragraphs; footnotes and endnotes (their mark and their text) and comments are
@@ -11,6 +12,11 @@ style that hides its text; a paragraph a hidden-paragraph field or its style hid
 Text a tracked change deleted is kept apart from the body (`text:tracked-changes`) and left
 out; inserted text is read. Spaces (`text:s`), tabs and
 line breaks inside a paragraph are a space; soft hyphens go.
+
+A presentation, as a PowerPoint one is read (`summarizer.text.slides`): each shown slide's text
+(its text boxes, outlines and shapes, in groups too, in the order the slide lists them; never its
+title or subtitle, tables, charts, pictures, page number, date, header or footer, nor a hidden
+shape), then its speaker notes; a raised note mark ("1", "*") is no text.
 """
 
 from __future__ import annotations
@@ -20,14 +26,17 @@ from typing import Any
 
 from summarizer.errors import UnreadableDocument
 from summarizer.text.package import MAX_TEXT_BYTES, article, open_package, parse_xml, require_lxml
+from summarizer.text.slides import NOTE_MARK
 from summarizer.text.word import apparatus_style
 
 KIND = "OpenDocument text document"
+PRESENTATION = "OpenDocument presentation"
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 _MANIFEST = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}"
+_SHOW = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
 # Blocks whose paragraphs are the body's (tables, indexes, frames and the rest are not).
 _BLOCKS = {f"{_TEXT}{name}" for name in ("section", "list", "list-item", "list-header", "numbered-paragraph")}
 _SPACES = {f"{_TEXT}s", f"{_TEXT}tab", f"{_TEXT}line-break"}
@@ -35,52 +44,151 @@ _SPACES = {f"{_TEXT}s", f"{_TEXT}tab", f"{_TEXT}line-break"}
 # `_DRAW` elements: frames, text boxes, shapes).
 _APART = {f"{_TEXT}note", f"{_OFFICE}annotation", f"{_TEXT}ruby-text", f"{_TEXT}hidden-text"}
 _ENCODED = re.compile(r"_([0-9a-fA-F]{2})_")  # a style name's character ("_20_" is a space)
+# A presentation's frames that are not running text (by `presentation:class`): titles, what the
+# master repeats on every slide, and what holds no text of its own (a notes page's slide image).
+_NOT_RUNNING_FRAMES = {"title", "subtitle", "page-number", "date-time", "footer", "header", "page", "notes"}
+# A slide's shapes that may hold paragraphs of their own (frames hold theirs in a text box).
+_SHAPES = {
+    f"{_DRAW}{name}" for name in ("custom-shape", "rect", "ellipse", "circle", "polygon", "regular-polygon", "path")
+}
 
 
 def odt_paragraphs(data: bytes) -> list[str]:
     """The text of each paragraph of an OpenDocument text's body that is not a heading, a title,
     a caption or a contents or index entry, on one line (empty ones left out)."""
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"<?xml", b"<office:document")):
-        content = _flat(data)
-        styles, hidden = _styles(content), _hidden_styles(content)
-    else:
-        package = open_package(
-            data, KIND, "content.xml", "an old binary document (such as Word's .doc), not .odt: save it as .odt first"
-        )
-        with package.archive:
-            if _encrypted(package):
-                raise UnreadableDocument(f"an encrypted (password-protected) {KIND}: remove its password first")
-            shared = package.xml("styles.xml") if "styles.xml" in package else None
-            content = package.xml("content.xml")
-            styles = {**(_styles(shared) if shared is not None else {}), **_styles(content)}
-            hidden = (_hidden_styles(shared) if shared is not None else set()) | _hidden_styles(content)
-    body = content.find(f"{_OFFICE}body")
-    text = body.find(f"{_OFFICE}text") if body is not None else None
-    if text is None:
-        held = [child for child in body if isinstance(child.tag, str)] if body is not None else []
-        what = f"its body is a {_local(held[0].tag)}" if held else "it has no text body"
-        raise UnreadableDocument(f"not {article(KIND)} ({what})")
+    content, styles, hidden = _content(
+        data, KIND, "an old binary document (such as Word's .doc), not .odt: save it as .odt first"
+    )
     result = []
-    for paragraph in _paragraphs(text):
+    for paragraph in _paragraphs(_body(content, "text", KIND)):
         style = paragraph.get(f"{_TEXT}style-name")
         if _not_running(style, styles) or style in hidden or _hides_itself(paragraph):
             continue
-        parts: list[str] = []
-        _inline(paragraph, parts, hidden)
-        line = " ".join("".join(parts).replace("\xad", "").split())
-        if line:
-            result.append(line)
+        _add_line(paragraph, result, hidden)
     return result
 
 
-def _flat(data: bytes) -> Any:
+def odp_paragraphs(data: bytes) -> list[str]:
+    """The text of each paragraph of an OpenDocument presentation's shown slides that is not a
+    title, a table or a footer, each slide's followed by its notes', on one line (empty ones
+    left out)."""
+    content, _, hidden = _content(
+        data, PRESENTATION, "an old binary presentation (such as PowerPoint's .ppt), not .odp: save it as .odp first"
+    )
+    presentation = _body(content, "presentation", PRESENTATION)
+    shown_nowhere = _hidden_pages(content)
+    marks = _raised_styles(content)
+    result: list[str] = []
+    for page in presentation.iterchildren(f"{_DRAW}page"):
+        if page.get(f"{_DRAW}style-name") in shown_nowhere:
+            continue
+        for paragraph in _slide_paragraphs(page):
+            _add_line(paragraph, result, hidden, marks)
+        for notes in page.iterchildren(f"{_SHOW}notes"):
+            for frame in notes.iterchildren(f"{_DRAW}frame"):
+                if frame.get(f"{_SHOW}class") == "notes":
+                    for paragraph in _frame_paragraphs(frame):
+                        _add_line(paragraph, result, hidden, marks)
+    return result
+
+
+def _content(data: bytes, kind: str, old_binary: str) -> tuple[Any, dict[str, tuple[str, str | None, bool]], set[str]]:
+    """A document's content (`office:document-content`, or a flat file's `office:document`), its
+    paragraph styles and the styles that hide their text."""
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"<?xml", b"<office:document")):
+        content = _flat(data, kind)
+        return content, _styles(content), _hidden_styles(content)
+    package = open_package(data, kind, "content.xml", old_binary)
+    with package.archive:
+        if _encrypted(package):
+            raise UnreadableDocument(f"an encrypted (password-protected) {kind}: remove its password first")
+        shared = package.xml("styles.xml") if "styles.xml" in package else None
+        content = package.xml("content.xml")
+    styles = {**(_styles(shared) if shared is not None else {}), **_styles(content)}
+    hidden = (_hidden_styles(shared) if shared is not None else set()) | _hidden_styles(content)
+    return content, styles, hidden
+
+
+def _body(content: Any, kind_of_body: str, kind: str) -> Any:
+    """The content's body of this kind (`office:text`, `office:presentation`), else one line
+    that says what the body holds."""
+    body = content.find(f"{_OFFICE}body")
+    found = body.find(f"{_OFFICE}{kind_of_body}") if body is not None else None
+    if found is None:
+        held = [child for child in body if isinstance(child.tag, str)] if body is not None else []
+        what = f"its body is a {_local(held[0].tag)}" if held else f"it has no {kind_of_body} body"
+        raise UnreadableDocument(f"not {article(kind)} ({what})")
+    return found
+
+
+def _add_line(paragraph: Any, lines: list[str], hidden: set[str], marks: frozenset[str] = frozenset()) -> None:
+    """A paragraph's text on one line, added to `lines` unless empty."""
+    parts: list[str] = []
+    _inline(paragraph, parts, hidden, marks)
+    line = " ".join("".join(parts).replace("\xad", "").split())
+    if line:
+        lines.append(line)
+
+
+def _hidden_pages(content: Any) -> set[str]:
+    """The drawing-page styles of hidden slides (`presentation:visibility="hidden"`)."""
+    return {
+        style.get(f"{_STYLE}name")
+        for container in content.iterchildren(f"{_OFFICE}automatic-styles")
+        for style in container.iterchildren(f"{_STYLE}style")
+        for properties in style.iterchildren(f"{_STYLE}drawing-page-properties")
+        if properties.get(f"{_SHOW}visibility") == "hidden"
+    }
+
+
+def _raised_styles(content: Any) -> frozenset[str]:
+    """The automatic text styles that raise their text (superscript), where a note's mark is."""
+    raised = set()
+    for container in content.iterchildren(f"{_OFFICE}automatic-styles"):
+        for style in container.iterchildren(f"{_STYLE}style"):
+            for properties in style.iterchildren(f"{_STYLE}text-properties"):
+                position = (properties.get(f"{_STYLE}text-position") or "0").split()[0]
+                if position == "super" or (position.endswith("%") and _positive(position[:-1])):
+                    raised.add(style.get(f"{_STYLE}name"))
+    return frozenset(raised)
+
+
+def _positive(number: str) -> bool:
+    try:
+        return float(number) > 0
+    except ValueError:
+        return False
+
+
+def _slide_paragraphs(group: Any) -> list[Any]:
+    """The paragraphs of a slide's (or a group's) frames and shapes, in the order it lists them;
+    not its titles, footers, tables, charts or hidden shapes, nor its notes page."""
+    found = []
+    for child in group:
+        if child.get(f"{_DRAW}display") == "none":
+            continue
+        if child.tag == f"{_DRAW}frame" and child.get(f"{_SHOW}class") not in _NOT_RUNNING_FRAMES:
+            found.extend(_frame_paragraphs(child))
+        elif child.tag in _SHAPES:
+            found.extend(_paragraphs(child))
+        elif child.tag == f"{_DRAW}g":
+            found.extend(_slide_paragraphs(child))
+    return found
+
+
+def _frame_paragraphs(frame: Any) -> list[Any]:
+    """The paragraphs of a frame's text box (a frame of a table, a chart or a picture has none)."""
+    return [paragraph for box in frame.iterchildren(f"{_DRAW}text-box") for paragraph in _paragraphs(box)]
+
+
+def _flat(data: bytes, kind: str) -> Any:
     """A flat OpenDocument file's root (`office:document`)."""
-    require_lxml(KIND)
+    require_lxml(kind)
     if len(data) > MAX_TEXT_BYTES:
         raise UnreadableDocument(f"more than {MAX_TEXT_BYTES / 1e6:g} MB of text")
-    root = parse_xml(data, f"flat {KIND}")
+    root = parse_xml(data, f"flat {kind}")
     if root.tag != f"{_OFFICE}document":
-        raise UnreadableDocument(f"not {article(KIND)} (an XML file, but no flat OpenDocument one)")
+        raise UnreadableDocument(f"not {article(kind)} (an XML file, but no flat OpenDocument one)")
     return root
 
 
@@ -152,21 +260,23 @@ def _paragraphs(element: Any) -> list[Any]:
     return found
 
 
-def _inline(element: Any, parts: list[str], hidden: set[str]) -> None:
+def _inline(element: Any, parts: list[str], hidden: set[str], marks: frozenset[str] = frozenset()) -> None:
     """The text of a paragraph's content, added to `parts`; notes, comments, drawings and hidden
-    text out."""
+    text out, and a note's mark in one of the raised styles `marks`."""
     parts.append(element.text or "")
     for child in element:
         tag = child.tag
+        style = child.get(f"{_TEXT}style-name")
         if tag in _SPACES:
             parts.append(" ")  # `text:s` of any count: runs of spaces are one space in the end
         elif (
             isinstance(tag, str)
             and tag not in _APART
             and not tag.startswith(_DRAW)
-            and child.get(f"{_TEXT}style-name") not in hidden
+            and style not in hidden
+            and not (style in marks and NOTE_MARK.fullmatch("".join(child.itertext()).strip()))
         ):
-            _inline(child, parts, hidden)
+            _inline(child, parts, hidden, marks)
         parts.append(child.tail or "")
 
 

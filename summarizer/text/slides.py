@@ -24,7 +24,7 @@ _P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
-_MARK = re.compile(r"[\d*†‡§¶,]+")  # what a raised note mark holds
+NOTE_MARK = re.compile(r"[\d*†‡§¶,]+")  # what a raised note mark holds
 _RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 _NOTES = "/notesSlide"  # how a slide's relationship type to its notes page ends
 _FALSE = ("0", "false")
@@ -122,7 +122,7 @@ def _footnote_mark(text: Any) -> bool:
     properties = text.getparent().find(f"{_A}rPr")
     baseline = (properties.get("baseline") if properties is not None else None) or "0"
     raised = baseline.isdigit() and int(baseline) > 0  # in thousandths of a percent; lowered ones are negative
-    return raised and bool(_MARK.fullmatch((text.text or "").strip()))
+    return raised and bool(NOTE_MARK.fullmatch((text.text or "").strip()))
 
 
 def _hidden(properties: Any) -> bool:
