@@ -541,6 +541,25 @@ def test_a_raised_note_mark_on_a_slide_is_no_text():
     assert Document.from_text(_zip(files), "pptx").paragraphs[:2] == ("Prices fell.", "HO is water.")
 
 
+def test_a_slide_of_the_notes_raised_marks_refer_to_is_no_running_text():
+    marked = '<a:p><a:r><a:t>Prices fell.</a:t></a:r><a:r><a:rPr baseline="30000"/><a:t>1,2</a:t></a:r></a:p>'
+    body = shape("x", placeholder='idx="1"').replace("<a:p><a:r><a:rPr/><a:t>x</a:t></a:r></a:p>", marked)
+    notes = shape("1. Figures from the grid operator.", "2. A forecast by the bank.", placeholder='idx="1"')
+    files = {
+        **deck_files(),
+        "ppt/slides/slide2.xml": slide(body),
+        "ppt/slides/slide1.xml": slide(shape("Notes", placeholder='type="title"'), notes),  # as pandoc sets them
+    }
+    read = Document.from_text(_zip(files), "pptx").paragraphs
+    assert read[0] == "Prices fell." and not any("Figures" in paragraph for paragraph in read)
+    # a numbered list no raised mark refers to is the slide's text
+    files["ppt/slides/slide2.xml"] = slide(shape("Prices fell.", placeholder='idx="1"'))
+    assert Document.from_text(_zip(files), "pptx").paragraphs[-2:] == (
+        "1. Figures from the grid operator.",
+        "2. A forecast by the bank.",
+    )
+
+
 def test_a_deck_of_bullets_reads_as_its_notes_or_has_no_running_text():
     bullets = slide(shape("Prices", "Storage levels", "Outlook for 2027", placeholder='idx="1"'))
     files = {**deck_files(), "ppt/slides/slide1.xml": bullets, "ppt/slides/slide2.xml": bullets}
@@ -607,7 +626,7 @@ def frame(*paragraphs: str, kind: str | None = None) -> str:
 
 # What Impress writes for a talk: a title slide, slides with titles, outlines, a text box, a
 # shape and a group, a table, a hidden slide, a hidden shape, speaker notes with a page number,
-# and a sentence with a raised note mark.
+# a sentence with a raised note mark, and a last slide of the note it refers to.
 SLIDES = f"""
   <draw:page draw:name="Title" draw:style-name="dp1">
     {frame("Energy Outlook for the year.", kind="title")}{frame("A briefing for the board.", kind="subtitle")}
@@ -633,6 +652,9 @@ SLIDES = f"""
   <draw:page draw:name="Backup" draw:style-name="dp2">{frame("A hidden slide's sentence.")}</draw:page>
   <draw:page draw:name="Outlook" draw:style-name="dp1">
     {frame("Demand will slow as factories cut output.<text:span text:style-name='T1'>2</text:span>")}
+  </draw:page>
+  <draw:page draw:name="Notes" draw:style-name="dp1">
+    {frame("Notes", kind="title")}{frame("2. The central bank's forecast, in March.", kind="outline")}
   </draw:page>
 """
 SLIDE_STYLES = """<office:automatic-styles>

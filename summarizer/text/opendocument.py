@@ -16,7 +16,8 @@ line breaks inside a paragraph are a space; soft hyphens go.
 A presentation, as a PowerPoint one is read (`summarizer.text.slides`): each shown slide's text
 (its text boxes, outlines and shapes, in groups too, in the order the slide lists them; never its
 title or subtitle, tables, charts, pictures, page number, date, header or footer, nor a hidden
-shape), then its speaker notes; a raised note mark ("1", "*") is no text.
+shape), then its speaker notes; a raised note mark ("1", "*") is no text, nor a slide of the
+notes such marks refer to.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 
 from summarizer.errors import UnreadableDocument
 from summarizer.text.package import MAX_TEXT_BYTES, article, open_package, parse_xml, require_lxml
-from summarizer.text.slides import NOTE_MARK
+from summarizer.text.slides import NOTE_MARK, note_marks, without_note_lists
 from summarizer.text.word import apparatus_style
 
 KIND = "OpenDocument text document"
@@ -77,19 +78,27 @@ def odp_paragraphs(data: bytes) -> list[str]:
     )
     presentation = _body(content, "presentation", PRESENTATION)
     shown_nowhere = _hidden_pages(content)
-    marks = _raised_styles(content)
-    result: list[str] = []
+    raised = _raised_styles(content)
+    shown: list[tuple[list[str], list[str]]] = []  # each slide's paragraphs, and its notes'
+    marks: set[str] = set()
     for page in presentation.iterchildren(f"{_DRAW}page"):
         if page.get(f"{_DRAW}style-name") in shown_nowhere:
             continue
+        text: list[str] = []
         for paragraph in _slide_paragraphs(page):
-            _add_line(paragraph, result, hidden, marks)
+            _add_line(paragraph, text, hidden, raised)
+        speaker: list[str] = []
         for notes in page.iterchildren(f"{_SHOW}notes"):
             for frame in notes.iterchildren(f"{_DRAW}frame"):
                 if frame.get(f"{_SHOW}class") == "notes":
                     for paragraph in _frame_paragraphs(frame):
-                        _add_line(paragraph, result, hidden, marks)
-    return result
+                        _add_line(paragraph, speaker, hidden, raised)
+        shown.append((text, speaker))
+        for span in page.iter(f"{_TEXT}span"):
+            mark = "".join(span.itertext())
+            if span.get(f"{_TEXT}style-name") in raised and NOTE_MARK.fullmatch(mark.strip()):
+                marks.update(note_marks(mark))
+    return without_note_lists(shown, marks)
 
 
 def _content(data: bytes, kind: str, old_binary: str) -> tuple[Any, dict[str, tuple[str, str | None, bool]], set[str]]:

@@ -6,7 +6,8 @@ groups), in the order the slide lists its shapes, each paragraph on one line; ne
 subtitle, slide number, date or footer placeholders, tables, charts, diagrams or pictures, nor a
 hidden shape. After a slide come its speaker notes (the notes page's body placeholder: not its
 slide image or number), often the running text of a talk. A line break inside a paragraph is a
-space.
+space. A raised note mark ("1", "*") is no text, and a slide of the notes those marks refer to
+("1. A source.", as pandoc sets a deck's footnotes on a last slide) is no running text.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 NOTE_MARK = re.compile(r"[\d*†‡§¶,]+")  # what a raised note mark holds
+_NOTE_ENTRY = re.compile(r"(\d+)[.)]?\s")  # how a note begins on a slide of notes: its number
 _RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 _NOTES = "/notesSlide"  # how a slide's relationship type to its notes page ends
 _FALSE = ("0", "false")
@@ -42,7 +44,8 @@ def pptx_paragraphs(data: bytes) -> list[str]:
     with package.archive:
         presentation = package.xml("ppt/presentation.xml")
         slides = _relationships(package, "ppt/presentation.xml")
-        result = []
+        shown: list[tuple[list[str], list[str]]] = []  # each slide's paragraphs, and its notes'
+        marks: set[str] = set()
         for slide_id in presentation.iter(f"{_P}sldId"):
             _, path = slides.get(slide_id.get(f"{_R}id") or "", ("", ""))
             if path not in package:
@@ -50,11 +53,32 @@ def pptx_paragraphs(data: bytes) -> list[str]:
             slide = package.xml(path)
             if slide.get("show") in _FALSE:
                 continue
-            result.extend(_shape_paragraphs(slide, placeholders=None))
+            text = _shape_paragraphs(slide, None, marks)
             notes = [target for kind, target in _relationships(package, path).values() if kind.endswith(_NOTES)]
-            if notes and notes[0] in package:
-                result.extend(_shape_paragraphs(package.xml(notes[0]), placeholders={"body"}))
-        return result
+            speaker = _shape_paragraphs(package.xml(notes[0]), {"body"}, marks) if notes and notes[0] in package else []
+            shown.append((text, speaker))
+        return without_note_lists(shown, marks)
+
+
+def without_note_lists(slides: list[tuple[list[str], list[str]]], marks: set[str]) -> list[str]:
+    """The paragraphs of `slides` (each one's text, then its speaker notes'), those of a slide
+    whose every paragraph is a note that a raised mark of the deck refers to ("1. ..." where
+    "1" is in `marks`) left out."""
+    return [
+        paragraph
+        for text, notes in slides
+        for paragraph in ([] if text and all(_is_note(paragraph, marks) for paragraph in text) else text) + notes
+    ]
+
+
+def _is_note(paragraph: str, marks: set[str]) -> bool:
+    entry = _NOTE_ENTRY.match(paragraph)
+    return entry is not None and entry[1] in marks
+
+
+def note_marks(mark: str) -> list[str]:
+    """The notes a raised mark refers to: "1,2" is notes 1 and 2."""
+    return [part for part in mark.strip().split(",") if part]
 
 
 def _relationships(package: Package, part: str) -> dict[str, tuple[str, str]]:
@@ -73,11 +97,12 @@ def _relationships(package: Package, part: str) -> dict[str, tuple[str, str]]:
     return found
 
 
-def _shape_paragraphs(root: Any, placeholders: set[str] | None) -> list[str]:
+def _shape_paragraphs(root: Any, placeholders: set[str] | None, marks: set[str]) -> list[str]:
     """The paragraphs of a slide's (or notes page's) shapes, in the order its shape tree lists
-    them; with `placeholders`, of those placeholders only (by type)."""
+    them; with `placeholders`, of those placeholders only (by type). The raised note marks left
+    out are added to `marks`."""
     tree = root.find(f"{_P}cSld/{_P}spTree")
-    return [] if tree is None else [p for shape in _shapes(tree) for p in _text_paragraphs(shape, placeholders)]
+    return [] if tree is None else [p for shape in _shapes(tree) for p in _text_paragraphs(shape, placeholders, marks)]
 
 
 def _shapes(group: Any) -> list[Any]:
@@ -96,7 +121,7 @@ def _shapes(group: Any) -> list[Any]:
     return found
 
 
-def _text_paragraphs(shape: Any, placeholders: set[str] | None) -> list[str]:
+def _text_paragraphs(shape: Any, placeholders: set[str] | None, marks: set[str]) -> list[str]:
     properties = shape.find(f"{_P}nvSpPr")
     body = shape.find(f"{_P}txBody")
     if body is None or _hidden(properties):
@@ -107,10 +132,14 @@ def _text_paragraphs(shape: Any, placeholders: set[str] | None) -> list[str]:
         return []
     result = []
     for paragraph in body.iterchildren(f"{_A}p"):
-        parts = [
-            (element.text or "" if not _footnote_mark(element) else "") if element.tag == f"{_A}t" else " "
-            for element in paragraph.iter(f"{_A}t", f"{_A}br")
-        ]
+        parts = []
+        for element in paragraph.iter(f"{_A}t", f"{_A}br"):
+            if element.tag != f"{_A}t":
+                parts.append(" ")
+            elif _footnote_mark(element):
+                marks.update(note_marks(element.text or ""))
+            else:
+                parts.append(element.text or "")
         line = " ".join("".join(parts).replace("\xad", "").split())
         if line:
             result.append(line)
