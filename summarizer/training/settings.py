@@ -218,9 +218,7 @@ class DataConfig:
             "skip_train",
             "needs shuffle: fixed (the documents of earlier stages are the first ones of that order)",
         )
-        weight = self.teacher_weight
-        check(0.0 <= weight <= 1.0, "teacher_weight", f"must be in [0, 1], got {weight}")
-        self.labels()  # checks oracle_size
+        LabelConfig(self.oracle_size, self.teacher_weight)  # checks oracle_size and teacher_weight, teacher or not
         check_at_least(self, 1, "batch_size", "eval_batch_size", "bucket_batches")
         check_at_least(self, 1, "num_proc", nullable=True)
         check_at_least(self, 0, "num_workers")
