@@ -71,7 +71,7 @@ PAGE = f"""<!DOCTYPE html>
 
 def test_format_follows_the_extension():
     assert [format_of(name) for name in ("a.md", "B.MARKDOWN", "c.html", "d.htm", "e.pdf", "f.txt", "g", "h.rst")] == [
-        "markdown", "markdown", "html", "html", "pdf", "text", "text", "text",
+        "markdown", "markdown", "html", "html", "pdf", "text", "text", "rst",
     ]  # fmt: skip
 
 
@@ -520,7 +520,7 @@ def test_binary_bytes_are_refused_in_text_formats(format):
 
 
 def test_unknown_format_is_a_value_error():
-    formats = "text, markdown, html, pdf, latex, docx, odt, rtf, pptx, odp, notebook, epub, email"
+    formats = "text, markdown, rst, html, pdf, latex, docx, odt, rtf, pptx, odp, notebook, epub, email"
     with pytest.raises(ValueError, match=f"format must be one of {formats}, got 'xlsx'"):
         read_document("x", "xlsx", "x")
 

@@ -1,8 +1,9 @@
 """The `summarize` command: summarize files, directories or stdin with a trained model.
 
 Each input file is one document, read in the format its extension names (plain text, Markdown,
-HTML, PDF, LaTeX, Word .docx, OpenDocument .odt, RTF, PowerPoint .pptx, OpenDocument .odp, a Jupyter notebook, an
-EPUB book or an e-mail message; `--input-format` overrides it; stdin is plain text unless told).
+reStructuredText, HTML, PDF, LaTeX, Word .docx, OpenDocument .odt, RTF, PowerPoint .pptx,
+OpenDocument .odp, a Jupyter notebook, an EPUB book or an e-mail message; `--input-format`
+overrides it; stdin is plain text unless told).
 Exit status: 0 when every input was summarized, 1 when some input or output failed (each
 reported on stderr, the rest still summarized), 2 for usage errors and models that cannot be
 loaded; 130, 143 and 129 when stopped by SIGINT, SIGTERM or SIGHUP, 141 when the reader of
@@ -77,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--input-format",
         choices=INPUT_FORMATS,
-        help="read every input as this format (default: by extension: .md markdown, .html/.htm html, "
+        help="read every input as this format (default: by extension: .md markdown, .rst rst, .html/.htm html, "
         ".pdf pdf, .tex latex, .docx docx, .odt odt, .rtf rtf, .pptx pptx, .odp odp, .ipynb notebook, .epub epub, "
         ".eml email, any other and stdin "
         "plain text)",

@@ -1,16 +1,17 @@
-"""Documents as people have them: plain text, Markdown, HTML, PDF, LaTeX, Word, OpenDocument text,
-RTF, PowerPoint, Jupyter notebooks, EPUB books and e-mail messages in, running text out.
+"""Documents as people have them: plain text, Markdown, reStructuredText, HTML, PDF, LaTeX, Word,
+OpenDocument text and presentations, RTF, PowerPoint, Jupyter notebooks, EPUB books and e-mail
+messages in, running text out.
 
 A `Document` is the paragraphs of a document's running text, each one line, in reading order:
 what is left once a file's format is read. Plain text goes through `summarizer.text.layout` (soft
 wraps joined); Markdown through markdown-it-py (paragraphs, list items and block quotes, with
 their link text; no headings, code, tables, images or HTML); HTML through trafilatura (the
 page's main text, never its navigation, scripts or markup). The other formats have modules of
-their own: `pdf`, `latex`, `word`, `opendocument`, `rtf`, `slides` (PowerPoint), `notebook`
+their own: `restructured`, `pdf`, `latex`, `word`, `opendocument`, `rtf`, `slides` (PowerPoint), `notebook`
 (Markdown cells, read here as Markdown), `ebook` (chapters, read here as web pages) and `mail`
 (the body, read here as plain text or HTML). Of a Word, OpenDocument, RTF or PowerPoint
-document, the paragraphs that end no sentence (headings their style does not name, labels,
-most slide bullets) are left out here, as in Markdown.
+document, and of reStructuredText, the paragraphs that end no sentence (headings their style
+does not name, labels, most slide bullets) are left out here, as in Markdown.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from summarizer.text.mail import email_body
 from summarizer.text.notebook import notebook_markdown
 from summarizer.text.opendocument import odp_paragraphs, odt_paragraphs
 from summarizer.text.pdf import pdf_paragraphs
+from summarizer.text.restructured import rst_paragraphs
 from summarizer.text.rtf import rtf_paragraphs
 from summarizer.text.slides import pptx_paragraphs
 from summarizer.text.word import docx_paragraphs
@@ -42,7 +44,22 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-FORMATS = ("text", "markdown", "html", "pdf", "latex", "docx", "odt", "rtf", "pptx", "odp", "notebook", "epub", "email")
+FORMATS = (
+    "text",
+    "markdown",
+    "rst",
+    "html",
+    "pdf",
+    "latex",
+    "docx",
+    "odt",
+    "rtf",
+    "pptx",
+    "odp",
+    "notebook",
+    "epub",
+    "email",
+)
 # Formats read from bytes, never decoded as text here (an e-mail's parts name their charsets, an
 # RTF document its code page), each with what a file of it is.
 BINARY_FORMATS = {
@@ -60,6 +77,8 @@ EXTENSIONS = {
     ".markdown": "markdown",
     ".mdown": "markdown",
     ".mkd": "markdown",
+    ".rst": "rst",
+    ".rest": "rst",
     ".html": "html",
     ".htm": "html",
     ".xhtml": "html",
@@ -348,9 +367,10 @@ def notebook_paragraphs(text: str) -> list[str]:
     return [paragraph for cell in notebook_markdown(text) for paragraph in markdown_paragraphs(cell, math=True)]
 
 
-def _ending_sentences(reader: Callable[[bytes], list[str]]) -> Callable[[bytes], list[str]]:
-    """`reader`, keeping the paragraphs that end a sentence (of a Word, OpenDocument, RTF or
-    PowerPoint document: their styles name some headings and labels, not all of them)."""
+def _ending_sentences(reader: Callable[[Any], list[str]]) -> Callable[[Any], list[str]]:
+    """`reader`, keeping the paragraphs that end a sentence (of a Word, OpenDocument, RTF,
+    PowerPoint or reStructuredText document: their markup names some headings and labels, not
+    all of them)."""
     return lambda data: [paragraph for paragraph in reader(data) if _is_running_text(paragraph)]
 
 
@@ -371,6 +391,7 @@ def email_paragraphs(data: bytes) -> list[str]:
 _READERS: dict[str, Callable[[Any], list[str]]] = {
     "text": text_paragraphs,
     "markdown": markdown_paragraphs,
+    "rst": _ending_sentences(rst_paragraphs),
     "html": html_paragraphs,
     "notebook": notebook_paragraphs,
 }

@@ -60,7 +60,7 @@ def odt_paragraphs(data: bytes) -> list[str]:
     content, styles, hidden = _content(
         data, KIND, "an old binary document (such as Word's .doc), not .odt: save it as .odt first"
     )
-    result = []
+    result: list[str] = []
     for paragraph in _paragraphs(_body(content, "text", KIND)):
         style = paragraph.get(f"{_TEXT}style-name")
         if _not_running(style, styles) or style in hidden or _hides_itself(paragraph):
