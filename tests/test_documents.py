@@ -520,7 +520,7 @@ def test_binary_bytes_are_refused_in_text_formats(format):
 
 
 def test_unknown_format_is_a_value_error():
-    formats = "text, markdown, rst, html, pdf, latex, docx, odt, rtf, pptx, odp, notebook, epub, email"
+    formats = "text, markdown, rst, html, pdf, latex, docx, odt, rtf, pptx, odp, notebook, epub, email, subtitles"
     with pytest.raises(ValueError, match=f"format must be one of {formats}, got 'xlsx'"):
         read_document("x", "xlsx", "x")
 

@@ -2,7 +2,7 @@
 
 Each input file is one document, read in the format its extension names (plain text, Markdown,
 reStructuredText, HTML, PDF, LaTeX, Word .docx, OpenDocument .odt, RTF, PowerPoint .pptx,
-OpenDocument .odp, a Jupyter notebook, an EPUB book or an e-mail message; `--input-format`
+OpenDocument .odp, a Jupyter notebook, an EPUB book, an e-mail message or subtitles; `--input-format`
 overrides it; stdin is plain text unless told).
 Exit status: 0 when every input was summarized, 1 when some input or output failed (each
 reported on stderr, the rest still summarized), 2 for usage errors and models that cannot be
@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=INPUT_FORMATS,
         help="read every input as this format (default: by extension: .md markdown, .rst rst, .html/.htm html, "
         ".pdf pdf, .tex latex, .docx docx, .odt odt, .rtf rtf, .pptx pptx, .odp odp, .ipynb notebook, .epub epub, "
-        ".eml email, any other and stdin "
+        ".eml email, .srt/.vtt subtitles, any other and stdin "
         "plain text)",
     )
     add_selection_arguments(parser, summaries=True)

@@ -176,7 +176,7 @@ class Summarizer:
         format: str = "text",
     ) -> Summary:
         """Summary of one document: text (or bytes) in `format` (text, markdown, rst, html, pdf,
-        latex, docx, odt, rtf, pptx, odp, notebook, epub or email), a `Document`, or a list of sentences
+        latex, docx, odt, rtf, pptx, odp, notebook, epub, email or subtitles), a `Document`, or a list of sentences
         already split. A LaTeX text's `\\input` files are read by `Document.from_file`, not from
         text."""
         return next(self.summarize_batch([text], 1, k, ratio, max_words, trigram_blocking, order, format=format))
@@ -195,7 +195,7 @@ class Summarizer:
     ) -> Iterator[Summary]:
         """Summaries of `texts`, yielded lazily in input order: each text (or bytes) read in
         `format` (text, markdown, rst, html, pdf, latex, docx, odt, rtf, pptx, odp, notebook,
-        epub or email), a `Document`, or a list of sentences.
+        epub, email or subtitles), a `Document`, or a list of sentences.
 
         Reads at most `batch_size * CHUNK_BATCHES` documents ahead of what it has yielded and
         batches documents (or sections of long ones) of similar length together, so any number

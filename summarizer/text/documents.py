@@ -1,21 +1,23 @@
 """Documents as people have them: plain text, Markdown, reStructuredText, HTML, PDF, LaTeX, Word,
-OpenDocument text and presentations, RTF, PowerPoint, Jupyter notebooks, EPUB books and e-mail
-messages in, running text out.
+OpenDocument text and presentations, RTF, PowerPoint, Jupyter notebooks, EPUB books, e-mail
+messages and subtitles in, running text out.
 
 A `Document` is the paragraphs of a document's running text, each one line, in reading order:
 what is left once a file's format is read. Plain text goes through `summarizer.text.layout` (soft
 wraps joined); Markdown through markdown-it-py (paragraphs, list items and block quotes, with
 their link text; no headings, code, tables, images or HTML); HTML through trafilatura (the
 page's main text, never its navigation, scripts or markup). The other formats have modules of
-their own: `restructured`, `pdf`, `latex`, `word`, `opendocument`, `rtf`, `slides` (PowerPoint), `notebook`
-(Markdown cells, read here as Markdown), `ebook` (chapters, read here as web pages) and `mail`
-(the body, read here as plain text or HTML). Of a Word, OpenDocument, RTF or PowerPoint
-document, and of reStructuredText, the paragraphs that end no sentence (headings their style
-does not name, labels, most slide bullets) are left out here, as in Markdown.
+their own: `restructured`, `pdf`, `latex`, `word`, `opendocument`, `rtf`, `slides`
+(PowerPoint), `notebook` (Markdown cells, read here as Markdown), `ebook` (chapters, read here
+as web pages), `mail` (the body, read here as plain text or HTML) and `subtitles` (what the cues
+say). Of a Word, OpenDocument, RTF or PowerPoint document, and of reStructuredText, the
+paragraphs that end no sentence (headings their style does not name, labels, most slide
+bullets) are left out here, as in Markdown.
 """
 
 from __future__ import annotations
 
+import codecs
 import functools
 import logging
 import re
@@ -38,6 +40,7 @@ from summarizer.text.pdf import pdf_paragraphs
 from summarizer.text.restructured import rst_paragraphs
 from summarizer.text.rtf import rtf_paragraphs
 from summarizer.text.slides import pptx_paragraphs
+from summarizer.text.subtitles import subtitle_paragraphs
 from summarizer.text.word import docx_paragraphs
 
 if TYPE_CHECKING:
@@ -59,6 +62,7 @@ FORMATS = (
     "notebook",
     "epub",
     "email",
+    "subtitles",
 )
 # Formats read from bytes, never decoded as text here (an e-mail's parts name their charsets, an
 # RTF document its code page), each with what a file of it is.
@@ -96,8 +100,19 @@ EXTENSIONS = {
     ".ipynb": "notebook",
     ".epub": "epub",
     ".eml": "email",
+    ".srt": "subtitles",
+    ".vtt": "subtitles",
 }
 FORMATS_EXTRA = "pip install 'bertsum[formats]'"
+# Byte order marks, UTF-32's before UTF-16's (UTF-32 LE's begins with UTF-16 LE's), and the
+# codecs that read past them.
+_BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_ENCODING_NAMES = {"utf-8-sig": "UTF-8", "utf-16": "UTF-16", "utf-32": "UTF-32"}
 _ALPHANUMERIC = re.compile(r"\w")
 _SENTENCE_TERMINAL = regex.compile(rf"(?r)[\p{{Sentence_Terminal}}…][{CLOSING_MARKS}]*$")
 # Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
@@ -181,15 +196,21 @@ def read_document(data: str | bytes, format: str, name: str, path: Path | None =
 
 
 def _decode(data: bytes, keep_bytes: bool) -> str | bytes:
-    """UTF-8 text; HTML stays bytes, for its parser to decode by the page's own charset."""
-    if b"\x00" in data:
+    """UTF-8 text, or UTF-16 or UTF-32 text that begins with its byte order mark (as Windows
+    saves "Unicode" text); HTML stays bytes, for its parser to decode by the page's own charset."""
+    encoding = next((name for mark, name in _BYTE_ORDER_MARKS if data.startswith(mark)), None)
+    if encoding is None and b"\x00" in data:
         raise UnreadableDocument("binary file, not text")
-    if keep_bytes:
+    if keep_bytes and encoding is None:
         return data
+    encoding = encoding or "utf-8-sig"
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode(encoding)
     except UnicodeDecodeError as error:
-        raise UnreadableDocument(f"not valid UTF-8 text (byte {error.start})") from None
+        raise UnreadableDocument(f"not valid {_ENCODING_NAMES[encoding]} text (byte {error.start})") from None
+    if "\x00" in text:
+        raise UnreadableDocument("binary file, not text")
+    return text
 
 
 def markdown_paragraphs(text: str, math: bool = False) -> list[str]:
@@ -394,6 +415,7 @@ _READERS: dict[str, Callable[[Any], list[str]]] = {
     "rst": _ending_sentences(rst_paragraphs),
     "html": html_paragraphs,
     "notebook": notebook_paragraphs,
+    "subtitles": subtitle_paragraphs,
 }
 _BINARY_READERS: dict[str, Callable[[bytes], list[str]]] = {
     "pdf": pdf_paragraphs,
