@@ -552,8 +552,20 @@ def test_a_slide_of_the_notes_raised_marks_refer_to_is_no_running_text():
     }
     read = Document.from_text(_zip(files), "pptx").paragraphs
     assert read[0] == "Prices fell." and not any("Figures" in paragraph for paragraph in read)
+    # the same list before the last slide, or a slide of numbers that are no notes, is text
+    steps = slide(shape("1. We cleaned the data by hand.", "2. We fitted the model to it.", placeholder='idx="1"'))
+    files["ppt/slides/slide2.xml"] = steps
+    files["ppt/slides/slide1.xml"] = slide(body)
+    assert Document.from_text(_zip(files), "pptx").paragraphs[:2] == (
+        "1. We cleaned the data by hand.",
+        "2. We fitted the model to it.",
+    )
+    files["ppt/slides/slide2.xml"] = slide(body.replace(">1,2<", ">3<"))
+    files["ppt/slides/slide1.xml"] = slide(shape("3 of every 4 customers renewed last year.", placeholder='idx="1"'))
+    assert Document.from_text(_zip(files), "pptx").paragraphs[-1] == "3 of every 4 customers renewed last year."
     # a numbered list no raised mark refers to is the slide's text
     files["ppt/slides/slide2.xml"] = slide(shape("Prices fell.", placeholder='idx="1"'))
+    files["ppt/slides/slide1.xml"] = slide(shape("Notes", placeholder='type="title"'), notes)
     assert Document.from_text(_zip(files), "pptx").paragraphs[-2:] == (
         "1. Figures from the grid operator.",
         "2. A forecast by the bank.",
@@ -652,6 +664,8 @@ SLIDES = f"""
   <draw:page draw:name="Backup" draw:style-name="dp2">{frame("A hidden slide's sentence.")}</draw:page>
   <draw:page draw:name="Outlook" draw:style-name="dp1">
     {frame("Demand will slow as factories cut output.<text:span text:style-name='T1'>2</text:span>")}
+    <draw:frame><draw:text-box><text:p text:style-name="P9">A paragraph its style hides.</text:p></draw:text-box>
+    </draw:frame>
   </draw:page>
   <draw:page draw:name="Notes" draw:style-name="dp1">
     {frame("Notes", kind="title")}{frame("2. The central bank's forecast, in March.", kind="outline")}
@@ -662,6 +676,7 @@ SLIDE_STYLES = """<office:automatic-styles>
   <style:style style:name="dp2" style:family="drawing-page">
     <style:drawing-page-properties presentation:visibility="hidden"/></style:style>
   <style:style style:name="T1" style:family="text"><style:text-properties style:text-position="33% 58%"/></style:style>
+  <style:style style:name="P9" style:family="paragraph"><style:text-properties text:display="none"/></style:style>
 </office:automatic-styles>"""
 
 

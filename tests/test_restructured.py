@@ -7,6 +7,7 @@ import pytest
 from test_documents import assert_one_line
 
 from summarizer.text.documents import Document, format_of
+from summarizer.text.restructured import fits
 
 pytest.importorskip("docutils")
 
@@ -120,3 +121,29 @@ def test_markup_errors_are_read_as_docutils_reads_them_without_a_report(capsys):
 
 def test_a_binary_rst_file_is_one_line(tmp_path):
     assert_one_line(tmp_path / "README.rst", b"\x00\x01binary", "binary file, not text")
+
+
+def test_long_lines_headers_math_and_menus():
+    page = (
+        ".. header:: Draft, do not circulate.\n\n"
+        "The parser is fast. It solves :math:`\\alpha \\ne 0` in :menuselection:`Tools --> &Solve`.\n\n"
+        f"::\n\n    {'x' * 12_000}\n\n"  # a line longer than docutils' own limit
+        "It has no dependencies at all.\n"
+    )
+    assert Document.from_text(page, "rst").paragraphs == (
+        "The parser is fast. It solves α ≠ 0 in Tools ‣ Solve.",
+        "It has no dependencies at all.",
+    )
+
+
+def test_a_surrogate_is_a_replacement_character_not_a_crash():
+    page = "It was written in |x| by volunteers.\n\n.. |x| unicode:: U+DFFF\n"
+    assert Document.from_text(page, "rst").paragraphs == ("It was written in \ufffd by volunteers.",)
+
+
+def test_a_document_docutils_would_read_slowly_is_read_as_plain_text():
+    marks = "".join(f"word :a:`b{i}\n" for i in range(3_000)) + "\nThe end of the page is read.\n"
+    assert not fits(marks)  # a paragraph of unclosed roles takes docutils time that grows as its square
+    assert Document.from_text(marks, "rst") == Document.from_text(marks, "text")
+    footnotes = "".join(f"Text {i} [#]_.\n\n.. [#] Note {i}.\n\n" for i in range(20_000))
+    assert not fits(footnotes)

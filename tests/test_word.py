@@ -170,6 +170,8 @@ def test_hidden_text_is_left_out_as_word_prints_it():
     notes.font.hidden = True
     derived = document.styles.add_style("Derived notes", WD_STYLE_TYPE.PARAGRAPH)
     derived.base_style = notes
+    first, second = (document.styles.add_style(name, WD_STYLE_TYPE.PARAGRAPH) for name in ("Loop A", "Loop B"))
+    first.base_style, second.base_style = second, first  # a loop of base styles is read once
     paragraph = document.add_paragraph("The plant opened in May ")
     paragraph.add_run("(check the date with legal) ").font.hidden = True
     paragraph.add_run("[internal note] ", style="Secret")
@@ -178,7 +180,7 @@ def test_hidden_text_is_left_out_as_word_prints_it():
     document.add_paragraph("Another one, in a style based on it.", style="Derived notes")
     shown = document.add_paragraph("A hidden style's paragraph ", style="Notes")
     shown.add_run("can show a run of its own.").font.hidden = False
-    document.add_paragraph("It plans to double that by next year.")
+    document.add_paragraph("It plans to double that by next year.", style="Loop A")
     out = io.BytesIO()
     document.save(out)
     assert Document.from_text(out.getvalue(), "docx").paragraphs == (

@@ -37,6 +37,7 @@ from summarizer.text.mail import email_body
 from summarizer.text.notebook import notebook_markdown
 from summarizer.text.opendocument import odp_paragraphs, odt_paragraphs
 from summarizer.text.pdf import pdf_paragraphs
+from summarizer.text.restructured import fits as fits_docutils
 from summarizer.text.restructured import rst_paragraphs
 from summarizer.text.rtf import rtf_paragraphs
 from summarizer.text.slides import pptx_paragraphs
@@ -114,6 +115,7 @@ _BYTE_ORDER_MARKS = (
 )
 _ENCODING_NAMES = {"utf-8-sig": "UTF-8", "utf-16": "UTF-16", "utf-32": "UTF-32"}
 _ALPHANUMERIC = re.compile(r"\w")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SENTENCE_TERMINAL = regex.compile(rf"(?r)[\p{{Sentence_Terminal}}…][{CLOSING_MARKS}]*$")
 # Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
 _HTML_BLOCKS = ("p", "item", "quote")
@@ -138,6 +140,14 @@ class Document:
 
     paragraphs: tuple[str, ...]
     left_out: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Surrogates (from a notebook's JSON escapes, an RTF's \u, reStructuredText's `unicode`
+        # directive) are no text that can be encoded: a pair is the character it stands for, a
+        # lone one U+FFFD.
+        if any(_SURROGATE.search(paragraph) for paragraph in self.paragraphs):
+            mended = (p.encode("utf-16", "surrogatepass").decode("utf-16", "replace") for p in self.paragraphs)
+            object.__setattr__(self, "paragraphs", tuple(mended))
 
     @classmethod
     def from_file(cls, path: str | Path, format: str | None = None) -> Document:
@@ -395,6 +405,9 @@ def _ending_sentences(reader: Callable[[Any], list[str]]) -> Callable[[Any], lis
     return lambda data: [paragraph for paragraph in reader(data) if _is_running_text(paragraph)]
 
 
+_rst_paragraphs = _ending_sentences(rst_paragraphs)
+
+
 def epub_paragraphs(data: bytes) -> list[str]:
     """The paragraphs of an EPUB book's chapters, each read as a web page is."""
     return [paragraph for chapter in epub_chapters(data) for paragraph in html_paragraphs(chapter)]
@@ -412,7 +425,7 @@ def email_paragraphs(data: bytes) -> list[str]:
 _READERS: dict[str, Callable[[Any], list[str]]] = {
     "text": text_paragraphs,
     "markdown": markdown_paragraphs,
-    "rst": _ending_sentences(rst_paragraphs),
+    "rst": lambda text: _rst_paragraphs(text) if fits_docutils(text) else text_paragraphs(text),
     "html": html_paragraphs,
     "notebook": notebook_paragraphs,
     "subtitles": subtitle_paragraphs,

@@ -86,18 +86,14 @@ def odp_paragraphs(data: bytes) -> list[str]:
             continue
         text: list[str] = []
         for paragraph in _slide_paragraphs(page):
-            _add_line(paragraph, text, hidden, raised)
+            _add_line(paragraph, text, hidden, raised, marks)
         speaker: list[str] = []
         for notes in page.iterchildren(f"{_SHOW}notes"):
             for frame in notes.iterchildren(f"{_DRAW}frame"):
                 if frame.get(f"{_SHOW}class") == "notes":
                     for paragraph in _frame_paragraphs(frame):
-                        _add_line(paragraph, speaker, hidden, raised)
+                        _add_line(paragraph, speaker, hidden, raised, marks)
         shown.append((text, speaker))
-        for span in page.iter(f"{_TEXT}span"):
-            mark = "".join(span.itertext())
-            if span.get(f"{_TEXT}style-name") in raised and NOTE_MARK.fullmatch(mark.strip()):
-                marks.update(note_marks(mark))
     return without_note_lists(shown, marks)
 
 
@@ -130,10 +126,19 @@ def _body(content: Any, kind_of_body: str, kind: str) -> Any:
     return found
 
 
-def _add_line(paragraph: Any, lines: list[str], hidden: set[str], marks: frozenset[str] = frozenset()) -> None:
-    """A paragraph's text on one line, added to `lines` unless empty."""
+def _add_line(
+    paragraph: Any,
+    lines: list[str],
+    hidden: set[str],
+    raised: frozenset[str] = frozenset(),
+    marks: set[str] | None = None,
+) -> None:
+    """A paragraph's text on one line, added to `lines` unless empty or hidden (its style hides
+    it); the note marks in `raised` styles left out, and added to `marks`."""
+    if paragraph.get(f"{_TEXT}style-name") in hidden:
+        return
     parts: list[str] = []
-    _inline(paragraph, parts, hidden, marks)
+    _inline(paragraph, parts, hidden, raised, marks)
     line = " ".join("".join(parts).replace("\xad", "").split())
     if line:
         lines.append(line)
@@ -269,24 +274,39 @@ def _paragraphs(element: Any) -> list[Any]:
     return found
 
 
-def _inline(element: Any, parts: list[str], hidden: set[str], marks: frozenset[str] = frozenset()) -> None:
+def _inline(
+    element: Any,
+    parts: list[str],
+    hidden: set[str],
+    raised: frozenset[str] = frozenset(),
+    marks: set[str] | None = None,
+) -> None:
     """The text of a paragraph's content, added to `parts`; notes, comments, drawings and hidden
-    text out, and a note's mark in one of the raised styles `marks`."""
+    text out, and a note's mark (a span of one of the `raised` styles that holds only a mark),
+    which is added to `marks`."""
     parts.append(element.text or "")
     for child in element:
         tag = child.tag
         style = child.get(f"{_TEXT}style-name")
         if tag in _SPACES:
             parts.append(" ")  # `text:s` of any count: runs of spaces are one space in the end
-        elif (
-            isinstance(tag, str)
-            and tag not in _APART
-            and not tag.startswith(_DRAW)
-            and style not in hidden
-            and not (style in marks and NOTE_MARK.fullmatch("".join(child.itertext()).strip()))
-        ):
-            _inline(child, parts, hidden, marks)
+        elif style in raised and NOTE_MARK.fullmatch(mark := _short_text(child)):
+            if marks is not None:
+                marks.update(note_marks(mark))
+        elif isinstance(tag, str) and tag not in _APART and not tag.startswith(_DRAW) and style not in hidden:
+            _inline(child, parts, hidden, raised, marks)
         parts.append(child.tail or "")
+
+
+def _short_text(element: Any, most: int = 12) -> str:
+    """An element's text, stripped, when it is at most `most` characters long, else "" (read
+    no further than that, so that nested spans cost no more than their depth)."""
+    text = ""
+    for piece in element.itertext():
+        text += piece
+        if len(text.strip()) > most:
+            return ""
+    return text.strip()
 
 
 def _decoded(name: str) -> str:

@@ -2,15 +2,20 @@
 
 The paragraphs of the body and its sections, of list items, definitions, option descriptions,
 block quotes and admonitions, each on one line, with the text of their inline markup (emphasis,
-literals, links, substitutions, and roles docutils does not know, such as Sphinx's
-``:func:`~os.path.join``` read as "join" and ``:ref:`the guide <guide>``` as "the guide");
-never titles, the document's bibliographic fields, field lists, literal, code and doctest
-blocks, tables, line blocks, comments, footnotes and citations (nor their marks), images and
-figures, the table of contents, substitution definitions, raw blocks, or the directives
-docutils does not know (Sphinx's `toctree`, `versionadded`, `automodule`...) with their content.
+literals, links, substitutions, math as text, and roles docutils does not know: an explicit
+title as Sphinx shows it, ``:ref:`the guide <guide>``` as "the guide", a target as written
+but for Sphinx's "~" (``:func:`~os.path.join``` reads "join") and "!", a menu selection's
+arrows as "‣"); never titles, headers and footers, the document's bibliographic fields, field
+lists, literal, code and doctest blocks, tables, line blocks, comments, footnotes and citations
+(nor their marks), images and figures, the table of contents, substitution definitions, raw
+blocks, or the directives docutils does not know (Sphinx's `toctree`, `versionadded`,
+`automodule`...) with their content.
 
 Nothing is read from elsewhere: docutils' configuration files, `include`, and `raw` or
-`csv-table` with a file or URL are off.
+`csv-table` with a file or URL are off. docutils takes time that grows faster than the text in
+some cases (many auto-numbered footnotes, a paragraph of thousands of unclosed inline marks), so
+a document that `fits` no bound is read as plain text instead, as `summarizer.text.layout`
+reads reStructuredText markup.
 """
 
 from __future__ import annotations
@@ -20,8 +25,11 @@ import re
 from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
+from summarizer.text.latex import math_text
 
-_ROLE = re.compile(r":[\w.+:-]+:`(.*)`", re.DOTALL)  # a role docutils does not know, as written
+MAX_CHARACTERS = 500_000  # a longer document is read as plain text (many footnotes: 11 s at this size)
+MAX_BLOCK_CHARACTERS = 30_000  # so is one with a longer unindented block (a paragraph of inline marks: 1 s)
+_ROLE = re.compile(r":([\w.+:-]+):`(.*)`", re.DOTALL)  # a role docutils does not know, as written
 _EXPLICIT_TITLE = re.compile(r"(.*?)\s*<[^<>]*>", re.DOTALL)  # :ref:`title <target>`
 _MARK = "\x00"  # where a footnote or citation mark was: it goes with the space before it
 _LEFT_MARK = re.compile(rf"\s*{_MARK}(?=[\s.,;:!?)\]]|$)|{_MARK}")
@@ -33,7 +41,17 @@ _SETTINGS = {
     "halt_level": 5,
     "syntax_highlight": "none",
     "doctitle_xform": False,
+    "line_length_limit": MAX_CHARACTERS,  # docutils drops a whole document that has a longer line
 }
+_BLOCK = re.compile(r"(?:^|\n)[ \t]*\n")  # a blank line
+
+
+def fits(text: str) -> bool:
+    """Whether docutils reads `text` in time that grows about as the text does: at most
+    `MAX_CHARACTERS`, and no unindented block (between blank lines) over `MAX_BLOCK_CHARACTERS`."""
+    if len(text) > MAX_CHARACTERS:
+        return False
+    return all(len(block) <= MAX_BLOCK_CHARACTERS or block[:1].isspace() for block in _BLOCK.split(text))
 
 
 def rst_paragraphs(text: str) -> list[str]:
@@ -54,7 +72,7 @@ def rst_paragraphs(text: str) -> list[str]:
         nodes.title, nodes.subtitle, nodes.docinfo, nodes.field_list, nodes.literal_block, nodes.doctest_block,
         nodes.table, nodes.line_block, nodes.comment, nodes.footnote, nodes.citation, nodes.image, nodes.figure,
         nodes.substitution_definition, nodes.raw, nodes.system_message, nodes.term, nodes.classifier,
-        nodes.option_group, nodes.attribution, nodes.rubric, nodes.target,
+        nodes.option_group, nodes.attribution, nodes.rubric, nodes.target, nodes.decoration,
     )  # fmt: skip
     result: list[str] = []
     _blocks(document, result, apart, nodes)
@@ -86,6 +104,8 @@ def _inline(element: Any, nodes: Any) -> str:
             parts.append(_MARK)
         elif isinstance(child, nodes.problematic):
             parts.append(_role_text(child.astext()))
+        elif isinstance(child, nodes.math):
+            parts.append(math_text(child.astext()))
         elif not isinstance(child, (nodes.system_message, nodes.image)):
             parts.append(_inline(child, nodes))
     return "".join(parts)
@@ -97,7 +117,9 @@ def _role_text(source: str) -> str:
     role = _ROLE.fullmatch(source)
     if role is None:
         return source
-    content = role[1]
+    name, content = role[1], role[2]
+    if name in ("menuselection", "guilabel"):  # "&" marks a shortcut's letter
+        content = re.sub(r"&(?=\w)", "", content).replace("-->", "‣")
     title = _EXPLICIT_TITLE.fullmatch(content)
     if title is not None and title[1]:
         return title[1]

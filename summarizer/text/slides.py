@@ -6,8 +6,8 @@ groups), in the order the slide lists its shapes, each paragraph on one line; ne
 subtitle, slide number, date or footer placeholders, tables, charts, diagrams or pictures, nor a
 hidden shape. After a slide come its speaker notes (the notes page's body placeholder: not its
 slide image or number), often the running text of a talk. A line break inside a paragraph is a
-space. A raised note mark ("1", "*") is no text, and a slide of the notes those marks refer to
-("1. A source.", as pandoc sets a deck's footnotes on a last slide) is no running text.
+space. A raised note mark ("1", "*") is no text, and neither are the deck's last slides when
+they list the notes those marks refer to ("1. A source.", as pandoc sets a deck's footnotes).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 NOTE_MARK = re.compile(r"[\d*†‡§¶,]+")  # what a raised note mark holds
-_NOTE_ENTRY = re.compile(r"(\d+)[.)]?\s")  # how a note begins on a slide of notes: its number
+_NOTE_ENTRY = re.compile(r"(\d+)[.)]\s")  # how a note begins on a slide of notes: its number, "1." or "1)"
 _RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 _NOTES = "/notesSlide"  # how a slide's relationship type to its notes page ends
 _FALSE = ("0", "false")
@@ -61,19 +61,28 @@ def pptx_paragraphs(data: bytes) -> list[str]:
 
 
 def without_note_lists(slides: list[tuple[list[str], list[str]]], marks: set[str]) -> list[str]:
-    """The paragraphs of `slides` (each one's text, then its speaker notes'), those of a slide
-    whose every paragraph is a note that a raised mark of the deck refers to ("1. ..." where
-    "1" is in `marks`) left out."""
+    """The paragraphs of `slides` (each one's text, then its speaker notes'), but for the text
+    of the deck's last slides when it is the list of the notes its raised marks refer to: every
+    paragraph a note ("1. ..." where "1" is in `marks`), numbered upwards across those slides."""
+    kept = len(slides)
+    following = None  # the first note number of the slides after this one
+    while kept and slides[kept - 1][0]:
+        found = [_note_number(paragraph, marks) for paragraph in slides[kept - 1][0]]
+        numbers = [number for number in found if number is not None]
+        if len(numbers) < len(found) or numbers != sorted(set(numbers)):
+            break
+        if following is not None and numbers[-1] >= following:
+            break
+        following = numbers[0]
+        kept -= 1
     return [
-        paragraph
-        for text, notes in slides
-        for paragraph in ([] if text and all(_is_note(paragraph, marks) for paragraph in text) else text) + notes
+        paragraph for index, (text, notes) in enumerate(slides) for paragraph in (text if index < kept else []) + notes
     ]
 
 
-def _is_note(paragraph: str, marks: set[str]) -> bool:
+def _note_number(paragraph: str, marks: set[str]) -> int | None:
     entry = _NOTE_ENTRY.match(paragraph)
-    return entry is not None and entry[1] in marks
+    return int(entry[1]) if entry is not None and entry[1] in marks else None
 
 
 def note_marks(mark: str) -> list[str]:

@@ -40,8 +40,7 @@ def docx_paragraphs(data: bytes) -> list[str]:
     _check_archive(data)
     try:
         document = docx.Document(io.BytesIO(data))
-        apart = {style.style_id for style in document.styles if _apparatus(style)}
-        hiding = {style.style_id: hides for style in document.styles if (hides := _hides(style)) is not None}
+        apart, hiding = _style_traits(document)
         body = document.element.body
         paragraphs = [child for child in body.iterchildren(qn("w:p"), qn("w:sdt")) for child in _paragraphs(child, qn)]
         result = []
@@ -49,7 +48,7 @@ def docx_paragraphs(data: bytes) -> list[str]:
             style = _style_id(paragraph, qn)
             if style in apart:
                 continue
-            text = " ".join(_text(paragraph, qn, hiding, hiding.get(style, False)).split())
+            text = " ".join(_text(paragraph, qn, hiding, hiding.get(style or "", False)).split())
             if text:
                 result.append(text)
         return result
@@ -82,28 +81,31 @@ def apparatus_style(name: str) -> bool:
     return name.startswith(NOT_RUNNING) or name.endswith("caption")
 
 
-def _apparatus(style: Any) -> bool:
-    """Whether a style, or one it is based on, is an `apparatus_style`."""
-    seen = set()
-    while style is not None and style.style_id not in seen:
-        seen.add(style.style_id)
-        if apparatus_style(style.name or ""):
-            return True
-        style = getattr(style, "base_style", None)
-    return False
-
-
-def _hides(style: Any) -> bool | None:
-    """Whether a style hides its text (`w:vanish`), itself or by a style it is based on; None
-    where none of them says."""
-    seen = set()
-    while style is not None and style.style_id not in seen:
-        seen.add(style.style_id)
-        hidden = style.font.hidden if hasattr(style, "font") else None
-        if hidden is not None:
-            return hidden
-        style = getattr(style, "base_style", None)
-    return None
+def _style_traits(document: Any) -> tuple[set[str], dict[str, bool]]:
+    """The styles that are an `apparatus_style`, and whether each style that says hides its text
+    (`w:vanish`): by itself or by the styles it is based on, the nearest that says. Each style's
+    own settings are read once, and each chain of base styles is walked once."""
+    own = {
+        style.style_id: (
+            apparatus_style(style.name or ""),
+            style.font.hidden if hasattr(style, "font") else None,
+            style.element.basedOn_val,
+        )
+        for style in document.styles
+    }
+    traits: dict[str, tuple[bool, bool | None]] = {}
+    for start in own:
+        chain, style_id = [], start
+        while style_id in own and style_id not in traits and style_id not in chain:
+            chain.append(style_id)
+            style_id = own[style_id][2]
+        apparatus, hidden = traits.get(style_id, (False, None))  # where the chain ends, or a loop
+        for link in reversed(chain):
+            name_says, hides, _ = own[link]
+            apparatus, hidden = apparatus or name_says, hides if hides is not None else hidden
+            traits[link] = (apparatus, hidden)
+    apart = {style_id for style_id, (apparatus, _) in traits.items() if apparatus}
+    return apart, {style_id: hidden for style_id, (_, hidden) in traits.items() if hidden is not None}
 
 
 def _style_id(paragraph: Any, qn: Any) -> str | None:
