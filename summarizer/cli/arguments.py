@@ -75,7 +75,7 @@ def add_selection_arguments(parser: argparse.ArgumentParser, summaries: bool) ->
         action="store_true",
         default=None,
         help="skip a sentence that repeats a word trigram of one already chosen (default: as the model says; "
-        "on for news, off for news-accurate)",
+        "off for both built-in models, news and news-accurate)",
     )
     blocking.add_argument(
         "--no-trigram-blocking",
