@@ -8,12 +8,14 @@ of each and the ratio, for bertsum on ONNX Runtime and on torch at each of `--pr
 and int8; "(default)" marks what `--precision auto` picks for each backend on this CPU), and
 the `news-accurate` model at each backend's default precision (and on torch in bf16 where the
 CPU computes it natively) when its encoder packages are installed, so that what accuracy costs
-shows beside the default; then the time from process start to output of `summarize one.txt` on
-each backend, at its default precision. bertsum's settings take turns over `--rounds` rounds,
+shows beside the default; with `--compare DIR`, a model directory (another version of the
+default, a model you trained) at the default's backend and precision, in the same rounds as the
+default; then the time from process start to output of `summarize one.txt` on each backend, at
+its default precision. bertsum's settings take turns over `--rounds` rounds,
 and each reports its best round.
 
     python scripts/bench_peer.py [--limit 60] [--rounds 3] [--peer-venv .venv-peer]
-        [--precisions fp32 int8] [--no-accurate]
+        [--precisions fp32 int8] [--no-accurate] [--compare DIR]
 
 The peer needs transformers 4.35 (newer releases break its imports), so it runs in a virtual
 environment of its own, built on first use outside the project's `.venv`: torch 2.13.0 (the CPU
@@ -128,6 +130,7 @@ def main() -> None:
         "--precisions", nargs="+", choices=PRECISIONS, default=["fp32", "int8"], help="bertsum's precisions on torch"
     )
     parser.add_argument("--no-accurate", action="store_true", help="leave out the news-accurate model")
+    parser.add_argument("--compare", type=Path, help="a model directory to time beside the default, as it runs")
     args = parser.parse_args()
 
     python = peer_python(args.peer_venv)
@@ -137,6 +140,11 @@ def main() -> None:
         default[backend] = f"{backend} {resolve_precision('auto', 'cpu', backend)}"
         for precision in args.precisions:
             ours[f"{backend} {precision}"] = Summarizer.from_pretrained(precision=precision, backend=backend)
+    if args.compare is not None:
+        backend, precision = default["onnx"].split()
+        ours[f"{args.compare} {backend} {precision}"] = Summarizer.from_pretrained(
+            args.compare, precision=precision, backend=backend
+        )
     if not args.no_accurate:
         try:
             width = encoder_width(builtin_model_dir("news-accurate"))
@@ -183,6 +191,7 @@ def main() -> None:
                 (default["onnx"], default["torch"]),
                 ("onnx fp32", "torch fp32"),
                 ("onnx int8", "torch int8"),
+                *([(f"{args.compare} {default['onnx']}", default["onnx"])] if args.compare is not None else []),
                 *[(default["news-accurate"], f"news-accurate {b} {p}") for b, p in accurate[1:]],
             ]
         )
