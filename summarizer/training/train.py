@@ -502,9 +502,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     add_debug_flag(parser)
     args = parser.parse_intermixed_args(argv)
-    return run_guarded(
+    status = run_guarded(
         parser, lambda: _run(args), lambda message: print(f"{parser.prog}: {message}", file=sys.stderr), args.debug
     )
+    if status and torch.distributed.is_available() and torch.distributed.is_initialized():
+        # A distributed run that failed ends here, with its status: exiting as usual, the process
+        # group's threads could abort the process instead ("terminate called without an active
+        # exception", SIGABRT), as a rank whose peer is gone tears its group down.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
 
 
 def _run(args: argparse.Namespace) -> int:
