@@ -3,13 +3,10 @@ write them, read for their running text."""
 
 from __future__ import annotations
 
-import pytest
 from test_documents import assert_one_line
 
 from summarizer.text.documents import Document, format_of
 from summarizer.text.restructured import fits
-
-pytest.importorskip("docutils")
 
 # A Python project's README.rst: badges, a title, a substitution, links, literals, a code block,
 # a footnote and a citation, a table, a field list, a comment and a definition list.
