@@ -209,11 +209,12 @@ def _decode(data: bytes, keep_bytes: bool) -> str | bytes:
     """UTF-8 text, or UTF-16 or UTF-32 text that begins with its byte order mark (as Windows
     saves "Unicode" text); HTML stays bytes, for its parser to decode by the page's own charset."""
     encoding = next((name for mark, name in _BYTE_ORDER_MARKS if data.startswith(mark)), None)
-    if encoding is None and b"\x00" in data:
-        raise UnreadableDocument("binary file, not text")
-    if keep_bytes and encoding is None:
-        return data
-    encoding = encoding or "utf-8-sig"
+    if encoding is None:
+        if b"\x00" in data:
+            raise UnreadableDocument("binary file, not text")
+        if keep_bytes:
+            return data
+        encoding = "utf-8-sig"
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
@@ -405,7 +406,10 @@ def _ending_sentences(reader: Callable[[Any], list[str]]) -> Callable[[Any], lis
     return lambda data: [paragraph for paragraph in reader(data) if _is_running_text(paragraph)]
 
 
-_rst_paragraphs = _ending_sentences(rst_paragraphs)
+def _rst_paragraphs(text: str) -> list[str]:
+    """reStructuredText as docutils reads it, the paragraphs that end a sentence; as plain text
+    when docutils would take time that grows faster than the text (`fits_docutils`)."""
+    return _ending_sentences(rst_paragraphs)(text) if fits_docutils(text) else text_paragraphs(text)
 
 
 def epub_paragraphs(data: bytes) -> list[str]:
@@ -425,7 +429,7 @@ def email_paragraphs(data: bytes) -> list[str]:
 _READERS: dict[str, Callable[[Any], list[str]]] = {
     "text": text_paragraphs,
     "markdown": markdown_paragraphs,
-    "rst": lambda text: _rst_paragraphs(text) if fits_docutils(text) else text_paragraphs(text),
+    "rst": _rst_paragraphs,
     "html": html_paragraphs,
     "notebook": notebook_paragraphs,
     "subtitles": subtitle_paragraphs,

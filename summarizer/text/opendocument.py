@@ -23,6 +23,7 @@ notes such marks refer to.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from summarizer.errors import UnreadableDocument
@@ -38,6 +39,8 @@ _STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 _MANIFEST = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}"
 _SHOW = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
+_AUTOMATIC = (f"{_OFFICE}automatic-styles",)  # a part's style groups: its automatic styles,
+_ALL_STYLES = (f"{_OFFICE}styles", *_AUTOMATIC)  # and its common ones too
 # Blocks whose paragraphs are the body's (tables, indexes, frames and the rest are not).
 _BLOCKS = {f"{_TEXT}{name}" for name in ("section", "list", "list-item", "list-header", "numbered-paragraph")}
 _SPACES = {f"{_TEXT}s", f"{_TEXT}tab", f"{_TEXT}line-break"}
@@ -63,9 +66,9 @@ def odt_paragraphs(data: bytes) -> list[str]:
     result: list[str] = []
     for paragraph in _paragraphs(_body(content, "text", KIND)):
         style = paragraph.get(f"{_TEXT}style-name")
-        if _not_running(style, styles) or style in hidden or _hides_itself(paragraph):
+        if _not_running(style, styles) or _hides_itself(paragraph):
             continue
-        _add_line(paragraph, result, hidden)
+        _add_line(paragraph, result, hidden)  # not one its style hides
     return result
 
 
@@ -147,24 +150,20 @@ def _add_line(
 def _hidden_pages(content: Any) -> set[str]:
     """The drawing-page styles of hidden slides (`presentation:visibility="hidden"`)."""
     return {
-        style.get(f"{_STYLE}name")
-        for container in content.iterchildren(f"{_OFFICE}automatic-styles")
-        for style in container.iterchildren(f"{_STYLE}style")
-        for properties in style.iterchildren(f"{_STYLE}drawing-page-properties")
+        name
+        for name, properties in _style_properties(content, "drawing-page-properties", _AUTOMATIC)
         if properties.get(f"{_SHOW}visibility") == "hidden"
     }
 
 
 def _raised_styles(content: Any) -> frozenset[str]:
     """The automatic text styles that raise their text (superscript), where a note's mark is."""
-    raised = set()
-    for container in content.iterchildren(f"{_OFFICE}automatic-styles"):
-        for style in container.iterchildren(f"{_STYLE}style"):
-            for properties in style.iterchildren(f"{_STYLE}text-properties"):
-                position = (properties.get(f"{_STYLE}text-position") or "0").split()[0]
-                if position == "super" or (position.endswith("%") and _positive(position[:-1])):
-                    raised.add(style.get(f"{_STYLE}name"))
-    return frozenset(raised)
+    return frozenset(
+        name
+        for name, properties in _style_properties(content, "text-properties", _AUTOMATIC)
+        if (position := (properties.get(f"{_STYLE}text-position") or "0").split()[0]) == "super"
+        or (position.endswith("%") and _positive(position[:-1]))
+    )
 
 
 def _positive(number: str) -> bool:
@@ -222,27 +221,36 @@ def _styles(root: Any) -> dict[str, tuple[str, str | None, bool]]:
     """Paragraph styles of a part's `office:styles` and `office:automatic-styles` (not its
     master pages'): name -> (the name as shown, the parent's name, whether it is a heading's)."""
     styles = {}
-    for group in (f"{_OFFICE}styles", f"{_OFFICE}automatic-styles"):
-        for container in root.iterchildren(group):
-            for style in container.iterchildren(f"{_STYLE}style"):
-                name = style.get(f"{_STYLE}name")
-                if name and style.get(f"{_STYLE}family") == "paragraph":
-                    shown = style.get(f"{_STYLE}display-name") or _decoded(name)
-                    outline = (style.get(f"{_STYLE}default-outline-level") or "0") != "0"
-                    styles[name] = (shown, style.get(f"{_STYLE}parent-style-name"), outline)
+    for style in _style_elements(root):
+        name = style.get(f"{_STYLE}name")
+        if name and style.get(f"{_STYLE}family") == "paragraph":
+            shown = style.get(f"{_STYLE}display-name") or _decoded(name)
+            outline = (style.get(f"{_STYLE}default-outline-level") or "0") != "0"
+            styles[name] = (shown, style.get(f"{_STYLE}parent-style-name"), outline)
     return styles
 
 
 def _hidden_styles(root: Any) -> set[str]:
     """The styles (of text or of paragraphs) of a part that hide their text (`text:display="none"`)."""
     return {
-        style.get(f"{_STYLE}name")
-        for group in (f"{_OFFICE}styles", f"{_OFFICE}automatic-styles")
-        for container in root.iterchildren(group)
-        for style in container.iterchildren(f"{_STYLE}style")
-        for properties in style.iterchildren(f"{_STYLE}text-properties")
+        name
+        for name, properties in _style_properties(root, "text-properties")
         if properties.get(f"{_TEXT}display") == "none"
     }
+
+
+def _style_elements(root: Any, groups: tuple[str, ...] = _ALL_STYLES) -> Iterator[Any]:
+    """The styles (`style:style`) of a part's style groups: its common and automatic ones."""
+    for group in groups:
+        for container in root.iterchildren(group):
+            yield from container.iterchildren(f"{_STYLE}style")
+
+
+def _style_properties(root: Any, kind: str, groups: tuple[str, ...] = _ALL_STYLES) -> Iterator[tuple[str, Any]]:
+    """Each style of `groups` with its properties of `kind` ("text-properties"...): (name, element)."""
+    for style in _style_elements(root, groups):
+        for properties in style.iterchildren(f"{_STYLE}{kind}"):
+            yield style.get(f"{_STYLE}name"), properties
 
 
 def _hides_itself(paragraph: Any) -> bool:

@@ -42,15 +42,14 @@ def subtitle_paragraphs(text: str) -> list[str]:
     shown: list[str] = []  # the lines of the cue before, to leave out what a rolling cue repeats
     for block in re.split(r"\n[ \t]*\n", text.replace("\r\n", "\n").replace("\r", "\n")):
         lines = block.strip("\n").split("\n")
-        timing_at = next((i for i, line in enumerate(lines) if _TIMING.match(line)), None)
-        if timing_at is None or lines[0].startswith(_BLOCKS):
+        timing_at, timing = next(((i, m) for i, line in enumerate(lines) if (m := _TIMING.match(line))), (0, None))
+        if timing is None or lines[0].startswith(_BLOCKS):
             continue  # the header, a note, a style, a region, or no cue
-        timing = _TIMING.match(lines[timing_at])
-        assert timing is not None
         start, end = _seconds(timing[1]), _seconds(timing[2])
         said = [line for line in (_said(line) for line in lines[timing_at + 1 :]) if line[1]]
-        new = said[len(said) - len(_not_repeated([t for _, t, _ in said], shown)) :]
-        shown = [t for _, t, _ in said]
+        texts = [words for _, words, _ in said]
+        new = said[_repeated(texts, shown) :]
+        shown = texts
         if new and last_end is not None and start - last_end >= PAUSE_SECONDS:
             paragraphs.append([])
         for voice, words, turn in new:
@@ -81,12 +80,12 @@ def _begins(words: str, paragraph: list[str]) -> bool:
     return bool(paragraph) and not _ENDED.search(paragraph[-1]) and words.split(maxsplit=1)[0] in _OPENERS
 
 
-def _not_repeated(lines: list[str], before: list[str]) -> list[str]:
-    """`lines` without the lines at their start that end the cue before (a rolling caption)."""
+def _repeated(lines: list[str], before: list[str]) -> int:
+    """How many lines at the start of `lines` end the cue before (a rolling caption)."""
     for size in range(min(len(lines), len(before), MAX_ROLLED_LINES), 0, -1):
         if lines[:size] == before[-size:]:
-            return lines[size:]
-    return lines
+            return size
+    return 0
 
 
 def _seconds(stamp: str) -> float:
