@@ -92,7 +92,7 @@ def report(message: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(yardstick=False)
     parser.prog = "python scripts/compare_models.py"
     parser.add_argument("--against", default="news", help="the model to compare with (default: news)")
     parser.add_argument(

@@ -170,3 +170,51 @@ def test_skip_bad_rows(tiny_model_dir, tmp_path, capsys):
     captured = capsys.readouterr()
     assert json.loads(captured.out)["documents"] == 1
     assert "line 2" in captured.err
+
+
+def test_margins_of_each_source_and_of_the_test_split_mix():
+    from summarizer.training.benchmark import margins
+
+    got = margins({"CNN": [3.0, 1.0], "DailyMail": [1.0, 1.0, 1.0]}, {"CNN": [0.0, 0.0], "DailyMail": [0.0] * 3})
+    assert got["CNN"].mean == pytest.approx(2.0) and got["CNN"].low == pytest.approx(1.0)
+    assert got["CNN"].high == pytest.approx(3.0)
+    assert got["DailyMail"].mean == got["DailyMail"].low == got["DailyMail"].high == pytest.approx(1.0)
+    assert got["mix"].mean == pytest.approx(0.1 * 2.0 + 0.9 * 1.0)
+    assert got["mix"].low == pytest.approx(0.1 * 1.0 + 0.9) and got["mix"].high == pytest.approx(0.1 * 3.0 + 0.9)
+    assert "mix" not in margins({"CNN": [1.0]}, {"CNN": [0.0]})
+
+
+@pytest.fixture
+def cnndm_dir(tmp_path, monkeypatch):
+    from summarizer.training import benchmark
+
+    # Development portions of 2 CNN and 3 DailyMail documents, so that 6 rows each leave 4 and 3 to test.
+    monkeypatch.setattr(benchmark, "SOURCES", (("CNN", "validation.jsonl", 2), ("DailyMail", "validation-dm.jsonl", 3)))
+    for name in ("validation.jsonl", "validation-dm.jsonl"):
+        (tmp_path / name).write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    return tmp_path
+
+
+@pytest.mark.parametrize("portion, sizes", [("dev", {"CNN": 2, "DailyMail": 3}), ("test", {"CNN": 4, "DailyMail": 3})])
+def test_cnndm_reads_each_source_apart_with_its_margin_and_the_mix(tiny_model_dir, cnndm_dir, portion, sizes, capsys):
+    argv = ["--model", str(tiny_model_dir), "--cnndm", portion, "--cnndm-dir", str(cnndm_dir), "-k", "2", "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert {source: part["documents"] for source, part in report["sources"].items()} == sizes
+    margins = report["rouge1_margin_over_lead"]
+    for source, part in report["sources"].items():
+        systems = part["systems"]
+        expected = systems["model"]["rouge1"]["f1"] - systems["lead"]["rouge1"]["f1"]
+        assert margins[source]["mean"] == pytest.approx(expected)
+        assert margins[source]["low"] <= margins[source]["mean"] <= margins[source]["high"]
+    assert margins["mix"]["mean"] == pytest.approx(0.1 * margins["CNN"]["mean"] + 0.9 * margins["DailyMail"]["mean"])
+    assert main(argv[:-1]) == 0
+    table = capsys.readouterr().out
+    assert "CNN:" in table and "DailyMail:" in table and "test-split mix (10% CNN, 90% DailyMail)" in table
+
+
+def test_cnndm_portion_without_documents_is_one_line(tiny_model_dir, cnndm_dir, capsys):
+    (cnndm_dir / "validation.jsonl").write_text(json.dumps(ROWS[0]) + "\n")
+    assert main(["--model", str(tiny_model_dir), "--cnndm", "test", "--cnndm-dir", str(cnndm_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "validation.jsonl: no usable documents" in err and len(err.strip().splitlines()) == 1

@@ -1,6 +1,8 @@
 """ROUGE of a model's summaries against references, beside Lead, TextRank and the oracle.
 
 `python -m summarizer.evaluate --model DIR --data SPEC [--split NAME] [-k 3 | --ratio R] [--json]`
+`python -m summarizer.evaluate --model DIR --cnndm dev|test [--cnndm-dir DIR]`: CNN and DailyMail
+apart, and the margin over Lead on the published test split's mix (`summarizer.training.benchmark`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])
 from summarizer.cli import arguments
@@ -17,6 +20,7 @@ from summarizer.modeling.pipeline import PreparedDocument, Summarizer, Summary
 from summarizer.modeling.selection import SelectionConfig
 from summarizer.text.centrality import DEFAULT_WORDS, most_central
 from summarizer.text.sentences import reference_sentences
+from summarizer.training import benchmark
 from summarizer.training.data import Document, load_documents
 from summarizer.training.oracle import greedy_oracle
 from summarizer.training.rouge import METRICS, RougeResult, rouge
@@ -140,15 +144,31 @@ def _check(selection: SelectionConfig) -> None:
         raise ValueError("evaluation compares systems at a sentence count: use k or ratio, not max_words")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(yardstick: bool = True) -> argparse.ArgumentParser:
+    """The command's options; `yardstick` adds --cnndm and --cnndm-dir (else --data is required)."""
     parser = argparse.ArgumentParser(
         prog="python -m summarizer.evaluate",
         description="ROUGE-1/2/Lsum F1 (rouge-score, stemming) of a model, Lead, TextRank and the oracle, "
         "with 95% bootstrap intervals.",
     )
-    parser.add_argument(
-        "--data", required=True, help="aclsum, a .jsonl/.json/.csv/.parquet file, or a dataset directory"
+    data = parser.add_mutually_exclusive_group(required=True) if yardstick else parser
+    data.add_argument(
+        "--data", required=not yardstick, help="aclsum, a .jsonl/.json/.csv/.parquet file, or a dataset directory"
     )
+    if yardstick:
+        data.add_argument(
+            "--cnndm",
+            choices=benchmark.PORTIONS,
+            help="CNN/DailyMail's development or test portion: CNN (validation.jsonl, first 500 or the rest) and "
+            "DailyMail (validation-dm.jsonl, first 2,000 or the rest) apart, each with its margin over Lead, "
+            "and the margin on the published test split's mix (10%% CNN, 90%% DailyMail)",
+        )
+        parser.add_argument(
+            "--cnndm-dir",
+            type=Path,
+            default=benchmark.DEFAULT_DIR,
+            help=f"the folder holding validation.jsonl and validation-dm.jsonl (default {benchmark.DEFAULT_DIR})",
+        )
     parser.add_argument(
         "--split",
         help="split of a saved dataset dictionary; required for aclsum (train, validation or test); "
@@ -158,7 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--text-field", help="field holding the document (default: guessed)")
     parser.add_argument("--summary-field", help="field holding the reference summary (default: guessed)")
     parser.add_argument("--skip-bad-rows", action="store_true", help="skip unusable rows instead of stopping")
-    parser.add_argument("--limit", type=arguments.positive_int, help="evaluate on the first N documents only")
+    parser.add_argument(
+        "--limit", type=arguments.positive_int, help="evaluate on the first N documents only (of each source)"
+    )
     arguments.add_model_arguments(parser, precision="fp32")  # the model as trained
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     arguments.add_debug_flag(parser)
@@ -176,18 +198,20 @@ def check_data_options(args: argparse.Namespace) -> None:
         raise arguments.UsageError("--data aclsum needs --split (train, validation or test)")
 
 
-def read_documents(args: argparse.Namespace, report: Callable[[str], None]) -> list[Document]:
-    """The documents the data options (`build_parser`'s) name, each skipped row reported."""
-    data = load_documents(
-        args.data,
-        args.split,
+def read_documents(
+    args: argparse.Namespace, report: Callable[[str], None], data: str | Path | None = None, split: str | None = None
+) -> list[Document]:
+    """The documents the data options (`build_parser`'s) name, or `data`'s `split`, each skipped row reported."""
+    loaded = load_documents(
+        data or args.data,
+        split if data else args.split,
         text_field=args.text_field,
         summary_field=args.summary_field,
         skip_bad_rows=args.skip_bad_rows,
     )
-    for reason in data.skipped:
+    for reason in loaded.skipped:
         report(f"skipped {reason}")
-    return data.documents[: args.limit]
+    return loaded.documents[: args.limit]
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -195,8 +219,10 @@ def _run(args: argparse.Namespace) -> int:
     summarizer = Summarizer.from_pretrained(
         args.model, device=args.device, precision=args.precision, backend=args.backend
     )
-    documents = read_documents(args, _report)
     selection = arguments.selection_from(args)
+    if args.cnndm:
+        return _run_yardstick(args, summarizer, selection)
+    documents = read_documents(args, _report)
     result = evaluate(summarizer, documents, selection, args.batch_size)
     if args.json:
         print(json.dumps({"data": args.data, "split": args.split, **result.to_dict()}, indent=2))
@@ -206,6 +232,41 @@ def _run(args: argparse.Namespace) -> int:
         where = f"{args.data}{f' ({args.split})' if args.split else ''}"
         print(f"{where}: {len(documents)} documents, {length}, {blocking}")
         print(result.table())
+    return 0
+
+
+def _run_yardstick(args: argparse.Namespace, summarizer: Summarizer, selection: SelectionConfig) -> int:
+    """`--cnndm`: each source's portion evaluated apart, then the margins over Lead."""
+    results = {}
+    for part in benchmark.portions(args.cnndm, args.cnndm_dir):
+        documents = read_documents(args, _report, part.path, part.split)
+        results[part.source] = (part, evaluate(summarizer, documents, selection, args.batch_size))
+    per_document = {
+        system: {source: result.systems[system].per_document["rouge1"] for source, (_, result) in results.items()}
+        for system in ("model", "lead")
+    }
+    margins = benchmark.margins(per_document["model"], per_document["lead"])
+    if args.json:
+        report = {
+            "portion": args.cnndm,
+            "sources": {
+                source: {"data": str(part.path), "split": part.split, **result.to_dict()}
+                for source, (part, result) in results.items()
+            },
+            "rouge1_margin_over_lead": {name: asdict(margin) for name, margin in margins.items()},
+        }
+        print(json.dumps(report, indent=2))
+        return 0
+    length = f"{args.ratio:g} of the sentences" if args.ratio is not None else f"{args.k} sentences"
+    for source, (part, result) in results.items():
+        blocking = f"trigram blocking {'on' if result.selection.trigram_blocking else 'off'}"
+        print(f"{source}: {part.path} ({part.split}): {result.documents} documents, {length}, {blocking}")
+        print(result.table())
+        print()
+    shares = ", ".join(f"{share:.0%} {source}" for source, share in benchmark.MIX.items())
+    print("ROUGE-1 over Lead (95% paired bootstrap):")
+    for name, margin in margins.items():
+        print(f"  {name if name != 'mix' else f'test-split mix ({shares})'}: {margin}")
     return 0
 
 
