@@ -563,3 +563,37 @@ def assert_one_line(path, data, message):
     with pytest.raises(InputError, match=rf"^\S*{re.escape(path.name)}: ") as error:
         Document.from_file(path)
     assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_news_pages_byline_time_stamps_and_video_pointer_are_no_text():
+    # As a Daily Mail article reads when its page is copied: its lines, or run together.
+    body = [
+        "A teenager who was hit by a bus has made a remarkable recovery, his family said today.",
+        "Tom Barker, 17, suffered serious head injuries when he was struck in Leeds in August.",
+    ]
+    copied = "\n\n".join(
+        [
+            "By Daily Mail Reporter",
+            "PUBLISHED: 12:32 EST, 24 November 2013 | UPDATED: 12:47 EST, 24 November 2013",
+            body[0],
+            "Scroll down for video",
+            body[1],
+        ]
+    )
+    assert Document.from_text(copied).paragraphs == tuple(body)
+    assert Document.from_text("By Sam Webb for MailOnline\n\n" + body[0]).paragraphs == (body[0],)
+    run_together = (
+        "By . Daily Mail Reporter . PUBLISHED: . 12:32 EST, 24 November 2013 . | . UPDATED: . 12:47 EST, "
+        f"24 November 2013 . {body[0]}"
+    )
+    assert Document.from_text(run_together).paragraphs == (body[0],)
+    stamped = f"Last updated at 5:23 PM on 15th October 2011 . {body[1]}"
+    assert Document.from_text(stamped).paragraphs == (body[1],)
+    # Sentences that begin as the apparatus does are text.
+    for sentence in (
+        "By the end of the day, the rescue was over.",
+        "Updated figures for 2013 show a fall in crime.",
+        "UPDATED: 2013 was the best year the firm had.",
+        "By Christmas, Tom Barker was walking again.",
+    ):
+        assert Document.from_text(sentence).paragraphs == (sentence,)

@@ -21,7 +21,7 @@ import codecs
 import functools
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,6 +116,26 @@ _BYTE_ORDER_MARKS = (
 _ENCODING_NAMES = {"utf-8-sig": "UTF-8", "utf-16": "UTF-16", "utf-32": "UTF-32"}
 _ALPHANUMERIC = re.compile(r"\w")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# A news page's apparatus that a copy of its text keeps, each a paragraph of its own: the byline
+# ("By Daily Mail Reporter", "By Sam Webb for MailOnline"), the time stamps ("PUBLISHED: 12:32
+# EST, 24 November 2013 | UPDATED: ...", "Last updated at 5:23 PM on 15th October 2011") and the
+# pointer to a video below. None is a sentence of the article.
+_NAME = r"[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|de|van|von|der|al|bin))*"
+_NEWS_APPARATUS = re.compile(
+    rf"By\s+(?:\.\s+)?{_NAME}(?:\s*(?:,|and|&)\s*{_NAME})*(?:\s*,?\s+(?:for|in)\s+(?:the\s+)?{_NAME})?\s*\.?"
+    r"|(?:PUBLISHED|UPDATED|Published|Updated|Last\s+updated)(?:\s*:|\s+at\b|\s+on\b)[^.!?]{0,30}?\d{1,2}[:.]\d\d\b[^.!?]{0,90}?\b\d{4}\b.{0,120}"
+    r"|Scroll\s+down\s+for\s+(?:the\s+)?(?:video|videos|more)\s*\.?"
+)
+# The same apparatus at the start of a paragraph, as copies that lost the page's lines have it
+# ("By . Daily Mail Reporter . PUBLISHED: . 12:32 EST, 24 November 2013 . | . UPDATED: . 12:47
+# EST, 24 November 2013 . A teenager..."): left out of the paragraph.
+_STAMP = (
+    r"(?:PUBLISHED|UPDATED|Last\s+updated(?:\s+at)?)\s*:?\s*\.?\s*"
+    r"[^.!?|]{0,20}?\d{1,2}:\d\d[^.!?|]{0,50}?\b\d{4}\s*\.?\s*"  # a time of day, then the year
+)
+_NEWS_HEADER = re.compile(
+    rf"(?:By\s+\.\s+[^.!?]{{1,80}}?\s+\.\s+)?{_STAMP}(?:\|\s*\.?\s*{_STAMP})*(?:Scroll\s+down\s+for\s+video\s*\.\s*)?"
+)
 _SENTENCE_TERMINAL = regex.compile(rf"(?r)[\p{{Sentence_Terminal}}…][{CLOSING_MARKS}]*$")
 # Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
 _HTML_BLOCKS = ("p", "item", "quote")
@@ -185,7 +205,7 @@ def read_document(data: str | bytes, format: str, name: str, path: Path | None =
         if format in BINARY_FORMATS:
             if isinstance(data, str):
                 raise UnreadableDocument(f"{BINARY_FORMATS[format]} is read from its bytes, not from text")
-            return Document(tuple(_BINARY_READERS[format](data)))
+            return Document(_article_text(_BINARY_READERS[format](data)))
         if isinstance(data, bytes):
             data = _decode(data, keep_bytes=format == "html")
         if not data.strip():
@@ -193,8 +213,8 @@ def read_document(data: str | bytes, format: str, name: str, path: Path | None =
         if format == "latex":
             assert isinstance(data, str)
             paragraphs, left_out = latex_paragraphs(data, path)
-            return Document(tuple(p for p in paragraphs if _is_running_text(p)), tuple(left_out))
-        return Document(tuple(_READERS[format](data)))
+            return Document(_article_text(p for p in paragraphs if _is_running_text(p)), tuple(left_out))
+        return Document(_article_text(_READERS[format](data)))
     except UnreadableDocument as error:
         raise InputError(f"{name}: {error}") from None
     except RecursionError:
@@ -203,6 +223,18 @@ def read_document(data: str | bytes, format: str, name: str, path: Path | None =
         # A reader's library met a file it was not written for: that file, not the run, fails
         # (the library's error stays the cause, for a caller that wants it).
         raise InputError(f"{name}: not readable as {format}: {first_line(error)}") from error
+
+
+def _article_text(paragraphs: Iterable[str]) -> tuple[str, ...]:
+    """`paragraphs` less a news page's apparatus (`_NEWS_APPARATUS`, `_NEWS_HEADER`)."""
+    out = []
+    for paragraph in paragraphs:
+        header = _NEWS_HEADER.match(paragraph)
+        if header and header.end() < len(paragraph):
+            paragraph = paragraph[header.end() :]
+        if not _NEWS_APPARATUS.fullmatch(paragraph):
+            out.append(paragraph)
+    return tuple(out)
 
 
 def _decode(data: bytes, keep_bytes: bool) -> str | bytes:
