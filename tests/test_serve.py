@@ -51,8 +51,9 @@ class Service:
 
 
 @contextmanager
-def service(model: str | Path, *options: str) -> Iterator[Service]:
-    """`summarize serve` as its own process on a free loopback port; stopped by SIGTERM after."""
+def service(model: str | Path, *options: str, stopped: int = 143) -> Iterator[Service]:
+    """`summarize serve` as its own process on a free loopback port; stopped by SIGTERM after,
+    with exit status `stopped` (128 + SIGTERM; 0 from uvicorn's supervisor of several workers)."""
     process = subprocess.Popen(
         [sys.executable, "-c", LAUNCHER, "serve", "--model", str(model), "--port", "0", *options],
         stderr=subprocess.PIPE,
@@ -76,6 +77,13 @@ def service(model: str | Path, *options: str) -> Iterator[Service]:
         log.append(line)
         found = re.search(r"running on http://127\.0\.0\.1:(\d+)", line)  # the default address: loopback
         port = int(found.group(1)) if found else None
+    while True:  # several workers listen once each has loaded the model, after the port is named
+        try:
+            call(port, "GET", "/health")
+            break
+        except ConnectionRefusedError:
+            assert time.monotonic() < deadline and process.poll() is None, "".join(log)
+            time.sleep(0.1)
     try:
         yield Service(port, process, log)
     finally:
@@ -83,7 +91,7 @@ def service(model: str | Path, *options: str) -> Iterator[Service]:
         process.wait(timeout=120)
         while (line := lines.get(timeout=10)) is not None:
             log.append(line)
-    assert process.returncode == 143, "".join(log)  # 128 + SIGTERM, after a clean shutdown
+    assert process.returncode == stopped, "".join(log)
     assert "Traceback" not in "".join(log)
 
 
@@ -160,9 +168,10 @@ def test_an_upload_is_read_in_memory_however_large(monkeypatch):
     assert not rolled
 
 
-# The service as a process.
+# The service as a process (slow: it starts one).
 
 
+@pytest.mark.slow
 def test_health_models_and_the_page(server):
     assert call(server.port, "GET", "/health")[2] == {"status": "ok", "in_flight": 0}
     model = {"name": "news", "backend": "onnx", "precision": "fp32", "language": "english"}
@@ -174,6 +183,7 @@ def test_health_models_and_the_page(server):
         assert not re.search(rb"(https?:)?//[a-z]", call(server.port, "GET", path)[2].replace(b"//127.0.0.1", b""))
 
 
+@pytest.mark.slow
 def test_text_and_upload_answer_as_summarize_does(server, local):
     status, _, answer = post_json(server.port, "/v1/summarize", {"text": ARTICLE, "k": 2})
     expected = local.summarize(ARTICLE, k=2)
@@ -191,6 +201,7 @@ def test_text_and_upload_answer_as_summarize_does(server, local):
     assert answer["paragraphs"] == [0, 0, 1, 1]
 
 
+@pytest.mark.slow
 def test_batch_of_json_texts_and_of_files(server, local):
     status, _, answer = post_json(server.port, "/v1/summarize/batch", {"documents": [ARTICLE, " ", NOTES], "k": 1})
     assert status == 200
@@ -205,6 +216,7 @@ def test_batch_of_json_texts_and_of_files(server, local):
     assert answer["summaries"][1]["indices"] == local.summarize(NOTES, max_words=12, format="markdown").indices
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("path", "body", "content_type", "status", "field", "message"),
     [
@@ -243,6 +255,7 @@ def test_bad_requests_get_a_json_error_naming_the_field(server, path, body, cont
     assert "Traceback" not in answer["error"] and "\n" not in answer["error"]
 
 
+@pytest.mark.slow
 def test_size_limit_unknown_paths_and_methods(server):
     status, headers, answer = call(server.port, "POST", "/v1/summarize", b"", {**JSON, "Content-Length": "1000001"})
     assert (status, headers["connection"]) == (413, "close")  # answered before the body is sent, then closed
@@ -264,6 +277,7 @@ def test_size_limit_unknown_paths_and_methods(server):
     assert call(server.port, "GET", "/v1/summarize")[:3:2] == (405, {"error": "Method Not Allowed"})
 
 
+@pytest.mark.slow
 def test_time_limit_then_requests_in_flight(tiny_model_dir):
     """A request past the time limit is answered 504; its work still holds the only slot, so the
     next is refused at once with 503 and Retry-After; once the work ends, requests are answered."""
@@ -282,6 +296,15 @@ def test_time_limit_then_requests_in_flight(tiny_model_dir):
         while call(running.port, "GET", "/health")[2]["in_flight"] and time.monotonic() < deadline:
             time.sleep(0.2)
         assert post_json(running.port, "/v1/summarize", {"text": ARTICLE})[0] == 200
+
+
+@pytest.mark.slow
+def test_workers_each_load_the_model(local):
+    with service("news", "--precision", "fp32", "--workers", "2", "--threads", "1", stopped=0) as running:
+        for _ in range(4):
+            status, _, answer = post_json(running.port, "/v1/summarize", {"text": ARTICLE, "k": 2})
+            assert status == 200 and answer["indices"] == local.summarize(ARTICLE, k=2).indices
+    assert sum("Application startup complete" in line for line in running.log) == 2
 
 
 @pytest.mark.slow
@@ -370,6 +393,18 @@ def test_page_in_chromium(server, browser, local, tmp_path):
     WebDriverWait(browser, 60).until(lambda page: page.find_element(By.ID, "title").text == "notes.md")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#document p")) == 2  # by its name: Markdown, no heading
     assert len(browser.find_elements(By.CSS_SELECTOR, "#document mark")) == 2  # k is still 2
+
+    browser.find_element(By.ID, "clear").click()
+    browser.execute_script(  # a file dropped on the page
+        "const files = new DataTransfer();"
+        "files.items.add(new File([arguments[0]], 'dropped.md'));"
+        "document.body.dispatchEvent(new DragEvent('drop', {dataTransfer: files, bubbles: true}));",
+        NOTES,
+    )
+    Select(browser.find_element(By.ID, "length")).select_by_value("ratio")  # 0.3 of 4 sentences: 1
+    browser.find_element(By.ID, "go").click()
+    WebDriverWait(browser, 60).until(lambda page: page.find_element(By.ID, "title").text == "dropped.md")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#document mark")) == 1
 
     browser.find_element(By.ID, "clear").click()
     browser.find_element(By.ID, "text").clear()

@@ -69,8 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Serve the summarizer over HTTP: POST /v1/summarize, POST /v1/summarize/batch, GET /v1/models, "
         "GET /health, and a web page at / (docs/serve.md).",
-        epilog="Exit status: 0 after a clean stop, 2 usage or model error, 130 or 143 when stopped by SIGINT or "
-        "SIGTERM (requests in hand are answered first).",
+        epilog="Exit status: 2 usage or model error; 130 or 143 when stopped by SIGINT or SIGTERM (0 with several "
+        "workers), once the requests in hand are answered.",
     )
     add_model_arguments(parser)
     for dest, (variable, kind, default, help) in ENVIRONMENT.items():
@@ -99,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
         precision=args.precision,
         backend=args.backend,
         batch_size=args.batch_size,
-        threads=values["threads"] or max(1, len(os.sched_getaffinity(0)) // values["workers"]),
+        threads=values["threads"] or max(1, usable_cpus() // values["workers"]),
         max_request_mb=values["max_request_mb"],
         max_documents=values["max_documents"],
         max_in_flight=values["max_in_flight"],
@@ -121,6 +121,13 @@ def _run(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=math.ceil(settings.timeout),
     )
     return 0
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _setting(args: argparse.Namespace, dest: str) -> Any:

@@ -109,13 +109,14 @@
     $("file").value = "";
     choose(null);
   });
+  // A file dropped anywhere on the page is the document (rather than the browser opening it).
   const area = $("text");
-  area.addEventListener("dragover", (event) => {
+  document.addEventListener("dragover", (event) => {
     event.preventDefault();
     area.classList.add("over");
   });
-  area.addEventListener("dragleave", () => area.classList.remove("over"));
-  area.addEventListener("drop", (event) => {
+  document.addEventListener("dragleave", () => area.classList.remove("over"));
+  document.addEventListener("drop", (event) => {
     event.preventDefault();
     area.classList.remove("over");
     if (event.dataTransfer.files.length) choose(event.dataTransfer.files[0]);
