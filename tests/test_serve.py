@@ -365,7 +365,7 @@ def browser():
 
 
 @pytest.mark.slow
-def test_page_in_chromium(server, browser, local, tmp_path):
+def test_page_in_chromium(browser, server, local, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
