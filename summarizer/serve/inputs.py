@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ from summarizer.text.documents import BINARY_FORMATS, FORMATS, Document, format_
 OPTIONS = ("format", "k", "ratio", "max_words", "trigram_blocking", "order")
 LENGTHS = ("k", "ratio", "max_words")  # at most one of them
 MAX_FIELD_BYTES = 64 * 1024  # a form field other than a file: an option's value
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class RequestError(Exception):
@@ -141,7 +143,7 @@ async def _from_form(headers: Headers, body: bytes, batch: bool, max_documents: 
     sources = []
     for upload in uploads:
         assert isinstance(upload, UploadFile)
-        name = upload.filename or "file"
+        name = _CONTROL.sub("?", upload.filename or "file")  # one line in messages
         sources.append(Source(name, upload.filename, await upload.read(), format or format_of(name)))
     return Ask(sources, selection)
 
