@@ -49,6 +49,7 @@ PROG = "summarize"
 FORMATS = ("text", "json", "jsonl", "html")
 EXTENSIONS = {"text": ".txt", "json": ".json", "jsonl": ".jsonl", "html": ".html"}
 STDIN = "-"
+SERVE = "serve"  # `summarize serve`: the HTTP service (summarizer.serve); a file of that name is ./serve
 MAX_INPUT_MB = 10  # default limit on one input's size
 PROGRESS_DELAY = 2.0  # seconds of work before a progress bar appears
 _FILE_KINDS = {
@@ -72,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Summarize text files by extracting their most important sentences.",
-        epilog="Exit status: 0 all summarized, 1 some input or output failed, 2 usage or model error.",
+        epilog="Exit status: 0 all summarized, 1 some input or output failed, 2 usage or model error. "
+        "`summarize serve` runs the HTTP service and web page (summarize serve --help).",
     )
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="files, directories (recursive) or - for stdin")
     parser.add_argument(
@@ -103,7 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command; returns the exit status."""
+    """Run the command (`summarize serve ...`: the HTTP service); returns the exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == [SERVE]:
+        from summarizer.serve.command import main as serve
+
+        return serve(argv[1:])
     return run_command(build_parser(), argv, _run, _report)
 
 

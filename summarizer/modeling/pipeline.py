@@ -128,6 +128,7 @@ class Summarizer:
         device: str | torch.device = "cpu",
         precision: str = "auto",
         backend: str = "auto",
+        threads: int = 0,
     ) -> Summarizer:
         """Load a built-in model by name (`news`, `news-accurate`) or an exported model
         directory, never from the network.
@@ -136,6 +137,7 @@ class Summarizer:
         auto (int8 where the CPU computes it fast on the backend chosen, else fp32), fp32, bf16
         or int8 (CPU only), see `summarizer.modeling.precision`. `backend`: "onnx" (ONNX Runtime, CPU, fp32 or int8),
         "torch", or "auto": ONNX Runtime where it can run the model (`summarizer.modeling.backends`).
+        `threads`: ONNX Runtime's threads per call (0: one per core; torch keeps its own setting).
         """
         check_precision(precision)  # before anything is loaded
         check_backend(backend)
@@ -146,7 +148,9 @@ class Summarizer:
         if runtime == "onnx":
             from summarizer.modeling.onnx_model import OnnxModel
 
-            model = OnnxModel.from_pretrained(directory, precision=precision, weight_bits=int8_weight_bits())
+            model = OnnxModel.from_pretrained(
+                directory, threads=threads, precision=precision, weight_bits=int8_weight_bits()
+            )
             return cls(_splits_sentences(model, directory), model.tokenizer)
         from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
         from summarizer.modeling.precision import with_precision
