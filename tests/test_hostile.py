@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import os
+import runpy
 import shlex
 import shutil
 import signal
@@ -370,6 +371,18 @@ def test_debug_shows_the_cause_of_a_model_error(box, capsys):
     assert run_summarize(box, "--debug") == 2
     detailed = capsys.readouterr().err
     assert detailed.startswith("Traceback") and detailed.endswith(plain)
+
+
+# Files built by scripts/bench_hostile.py (compression bombs whose ZIP directory lies, parts never
+# read...): its fast subset, each beside a good file, in a process of its own.
+
+BENCH = runpy.run_path(str(ROOT / "scripts" / "bench_hostile.py"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [case for case in BENCH["cases"]() if case.fast], ids=lambda case: case.id)
+def test_hostile_files_end_with_one_line_in_bounded_memory_and_the_good_file_is_summarized(case, tmp_path):
+    assert BENCH["run"](case, BENCH["FAST_SCALE"], tmp_path, alone=False).failures == []
 
 
 # The library: the same one-line errors, as exceptions.

@@ -274,6 +274,11 @@ def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_for
         )
     format = input_format or ("text" if source.path is None else format_of(source.path))
     document = read_document(data, format, source.name, source.path)
+    if sum(len(paragraph.encode()) for paragraph in document.paragraphs) > limit:  # a package's parts unpacked
+        raise InputError(
+            f"{source.name}: its text is larger than the input limit of {limit / 1_000_000:g} MB "
+            "(raise it with --max-input-mb)"
+        )
     for note in document.left_out:  # the summary is of the rest, as LaTeX typesets the rest
         _report(f"{source.name}: {note}")
     if not document.paragraphs:
