@@ -39,7 +39,7 @@ from summarizer.cli.arguments import (
     selection_from,
 )
 from summarizer.cli.files import atomic_writer, checked
-from summarizer.errors import InputError, OutputError
+from summarizer.errors import InputError, OutputError, printable, quoted
 from summarizer.modeling.pipeline import Summarizer, Summary
 from summarizer.text.documents import FORMATS as INPUT_FORMATS
 from summarizer.text.documents import Document, format_of, read_document
@@ -64,8 +64,14 @@ class Source:
     """One input document: a file, or stdin when `path` is None."""
 
     path: Path | None
-    name: str  # as shown in messages and outputs
+    name: str  # as written in JSON and HTML outputs
     relative: Path  # where its output goes under an output directory
+
+    @property
+    def shown(self) -> str:
+        """The name as messages and text outputs show it: quoted as `ls` quotes it when it holds
+        characters a shell or a terminal would take as its own (a newline, an escape, a space)."""
+        return self.name if self.path is None else quoted(self.name)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -215,13 +221,13 @@ def collect_sources(inputs: list[str], exclude: Path | None = None) -> tuple[lis
                 and not (skip is not None and skip in (file.resolve(), *file.resolve().parents))
             ]
             if not files:
-                _report(f"{path}: no files in this directory")
+                _report(f"{quoted(str(path))}: no files in this directory")
                 failed = True
             sources.extend(Source(file, str(file), file.relative_to(path)) for file in files)
         elif path.is_file():
             sources.append(Source(path, str(path), Path(path.name)))
         else:
-            _report(f"{path}: {_not_a_file(path)}")
+            _report(f"{quoted(str(path))}: {_not_a_file(path)}")
             failed = True
     return sources, failed
 
@@ -230,19 +236,19 @@ def check_outputs(sources: list[Source], output: Path | None, output_format: str
     """Refuse outputs that would collide with each other or overwrite an input."""
     if output is None:
         return
-    inputs = {source.path.resolve(): source.name for source in sources if source.path is not None}
+    inputs = {source.path.resolve(): source.shown for source in sources if source.path is not None}
     if not to_directory:
         if output.resolve() in inputs:
-            raise UsageError(f"the output {output} would overwrite its input")
+            raise UsageError(f"the output {quoted(str(output))} would overwrite its input")
         return
     seen: dict[Path, str] = {}
     for source in sources:
         target = (output / source.relative.with_suffix(EXTENSIONS[output_format])).resolve()
         if target in inputs:
-            raise UsageError(f"the output for {source.name} would overwrite the input {inputs[target]}")
+            raise UsageError(f"the output for {source.shown} would overwrite the input {inputs[target]}")
         if target in seen:
-            raise UsageError(f"{seen[target]} and {source.name} would both be written to {target}")
-        seen[target] = source.name
+            raise UsageError(f"{seen[target]} and {source.shown} would both be written to {quoted(str(target))}")
+        seen[target] = source.shown
 
 
 def _not_a_file(path: Path) -> str:
@@ -267,24 +273,24 @@ def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_for
             with source.path.open("rb") as file:
                 data = file.read(limit + 1)
     except OSError as error:
-        raise InputError(f"{source.name}: cannot read: {error.strerror or error}") from None
+        raise InputError(f"{source.shown}: cannot read: {error.strerror or error}") from None
     if len(data) > limit:
         raise InputError(
-            f"{source.name}: larger than the input limit of {limit / 1_000_000:g} MB (raise it with --max-input-mb)"
+            f"{source.shown}: larger than the input limit of {limit / 1_000_000:g} MB (raise it with --max-input-mb)"
         )
     format = input_format or ("text" if source.path is None else format_of(source.path))
-    document = read_document(data, format, source.name, source.path)
+    document = read_document(data, format, source.shown, source.path)
     if sum(len(paragraph.encode()) for paragraph in document.paragraphs) > limit:  # a package's parts unpacked
         raise InputError(
-            f"{source.name}: its text is larger than the input limit of {limit / 1_000_000:g} MB "
+            f"{source.shown}: its text is larger than the input limit of {limit / 1_000_000:g} MB "
             "(raise it with --max-input-mb)"
         )
     for note in document.left_out:  # the summary is of the rest, as LaTeX typesets the rest
-        _report(f"{source.name}: {note}")
+        _report(f"{source.shown}: {note}")
     if not document.paragraphs:
         blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
         raise InputError(
-            f"{source.name}: " + ("empty file" if blank else f"no running text found in this {format} file")
+            f"{source.shown}: " + ("empty file" if blank else f"no running text found in this {format} file")
         )
     return document
 
@@ -322,7 +328,7 @@ def _write_stream(
             opening = {"json": "[\n", "html": _html_head("Summaries" if several else source.name)}
             out.write(opening.get(output_format, ""))
         if output_format == "text":
-            out.write(("\n" if count else "") + (f"==> {source.name} <==\n" if several else "") + _text(summary))
+            out.write(("\n" if count else "") + (f"==> {source.shown} <==\n" if several else "") + _text(summary))
         elif output_format == "json":
             out.write((",\n" if count else "") + json.dumps(_record(source, summary), ensure_ascii=False, indent=2))
         elif output_format == "jsonl":
@@ -405,4 +411,6 @@ def _html_section(source: Source, summary: Summary) -> str:
 
 
 def _report(message: str) -> None:
-    tqdm.write(f"{PROG}: {message}", file=sys.stderr)  # above the progress bar when there is one
+    # One line, above the progress bar when there is one; a control character from a file's name
+    # or a document is written as its escape, never raw to a terminal.
+    tqdm.write(f"{PROG}: {printable(message)}", file=sys.stderr)
