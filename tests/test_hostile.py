@@ -140,6 +140,9 @@ CASES = [
     ("ratio 2", summarize("--ratio", "2", "x"), 2, "expected a number in (0, 1]"),
     ("max-input-mb 0", summarize("--max-input-mb", "0", "x"), 2, "expected a whole number of at least 1"),
     ("unknown format", summarize("--format", "pdf", "x"), 2, "invalid choice: 'pdf'"),
+    ("a name with a newline", in_box(write("bad\nname.txt", b"\x00\x01"), "summarize", "{box}/bad\nname.txt"), 1, "'{box}/bad'$'\\n''name.txt': binary file, not text"),
+    ("a name with an escape sequence", in_box(write("\x1b[2Jx.txt", ""), "summarize", "{box}/\x1b[2Jx.txt"), 1, "'{box}/'$'\\033''[2Jx.txt': empty file"),
+    ("a table: a .json with a 10,000-digit integer", in_box(write("t.json", '[{"text": "A b."}, {"id": 1' + "0" * 10_000 + "}]"), "summarize", "--model", "{box}/model", "--text-field", "text", "{box}/t.json"), 2, "t.json, field '[1].id': an integer of 10001 digits (more than the 4300 Python reads)"),
     # Outputs of `summarize`
     ("output overwrites its input", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "{box}/in.txt"), 2, "would overwrite its input"),
     ("output under a file", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "{box}/in.txt/out.txt"), 1, "cannot write: Not a directory"),
@@ -151,6 +154,8 @@ CASES = [
     ("config not JSON", in_box(write("model/config.json", "{oops"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON"),
     ("config a list", in_box(write("model/config.json", "[1, 2]"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: expected a JSON object"),
     ("config binary", in_box(write("model/config.json", b"\xff\xfe\x00"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON"),
+    ("config nested too deeply", in_box(write("model/config.json", '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON: arrays or objects nested too deeply"),
+    ("config with a 10,000-digit integer", in_box(write("model/config.json", '{"a": 1' + "0" * 10_000 + "}"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON: an integer too long to read"),
     ("config of another model", in_box(lambda box: edit_json(box / "model/config.json", model_type="bert"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, 'no config.json with model_type "bertsum"'),
     ("unknown head", in_box(lambda box: edit_json(box / "model/config.json", head={"type": "evil"}), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "head type must be one of"),
     ("unknown head setting", in_box(lambda box: edit_json(box / "model/config.json", head={"type": "linear", "depth": 2}), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "head setting 'depth' is not one of the linear head's"),
@@ -230,6 +235,32 @@ def test_bad_input_ends_with_one_line(build, status, message, box, capfd, monkey
     assert out == ""
     assert snapshot(box) == before  # nothing written, nothing lost, no temporary file left
     assert not list(box.rglob(MARKER))
+
+
+def test_table_rows_no_json_reader_holds_are_one_line_each_naming_row_and_field_and_the_valid_rows_are_kept(
+    box, capsys
+):
+    table = box / "t.jsonl"
+    long_integer = '{"id": ' + "9" * 10_000 + ', "text": "x"}'
+    deep = '{"text": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    table.write_text(jsonl({"text": ARTICLE}, long_integer, deep, {"text": ARTICLE}))
+    out = box / "out.jsonl"
+    assert cli.main(["--model", str(box / "model"), "--text-field", "text", str(table), "-o", str(out)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"summarize: {table}, row 2: field 'id': an integer of 10000 digits (more than the 4300 Python reads)",
+        f"summarize: {table}, row 3: malformed JSON: arrays or objects nested too deeply",
+    ]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [row["summary"] is not None for row in rows] == [True, False, False, True]
+
+
+def test_control_characters_of_a_document_or_a_message_never_reach_the_terminal(box, capsys):
+    (box / "a.txt").write_text("The \x1b[2J\x1b[31mriver flooded the town.\x07 People\x85moved to the gym.\x9b1m Done.")
+    assert run_summarize(box, "-k", "3") == 0
+    out = capsys.readouterr().out
+    assert out.splitlines() == ["The [2J[31mriver flooded the town.", "People moved to the gym.1m Done."]
+    cli._report("a\x1b[2Jb\nc\u2028d")
+    assert capsys.readouterr().err == "summarize: a\\x1b[2Jb\\nc\\u2028d\n"
 
 
 # Outputs that are not regular files are written into, never replaced.
