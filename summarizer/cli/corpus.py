@@ -143,8 +143,8 @@ def _here(
             errors.append(None if field in row else f"no field {field!r}")
     if not any(field in row for row in rows):
         keys = sorted({key for row in rows for key in row})
-        columns = ", ".join(keys) or "none"
-        raise InputError(f"{quoted(str(path))}: no column {field!r} (columns: {columns}); name it with --text-field")
+        found = ", ".join(keys) or "none"
+        raise InputError(f"{quoted(str(path))}: no column {field!r} (columns: {found}); name it with --text-field")
     try:
         names = output_columns(prefix, {key for row in rows for key in row})
     except ValueError as error:
