@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from summarizer.errors import quoted
+
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCH = "from bertsum.launch import summarize; summarize()"  # what the installed command runs
 MAX_PEAK_MB = 600
@@ -56,6 +58,7 @@ class Case:
     args: tuple[str, ...] = ()
     fast: bool = True
     seconds: float = 60.0  # at most, alone or beside the good file
+    table: bool = False  # a table (`--text-field text`) whose good rows are around the bad one, read alone
 
 
 # ZIP archives written member by member, so that the directory may say what it likes.
@@ -267,6 +270,26 @@ def cases() -> list[Case]:
             "",
         ),
         Case(
+            "jsonl row with a 10,000-digit integer",
+            "rows.jsonl",
+            lambda s: jsonl('{"id": ' + "9" * 10_000 + ', "text": "x"}'),
+            1,
+            "row 2: field 'id': an integer of 10000 digits",
+            table=True,
+            fast=False,
+        ),
+        Case(
+            "jsonl row of arrays nested 100,000 deep",
+            "rows.jsonl",
+            lambda s: jsonl('{"text": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+            1,
+            "row 2: malformed JSON: arrays or objects nested too deeply",
+            table=True,
+            fast=False,
+        ),
+        Case("a name with a newline", "bad\nname.txt", lambda s: b"\x00\x01", 1, "binary file, not text", fast=False),
+        Case("a name with an escape sequence", "\x1b[2Jx.txt", lambda s: b"", 1, "empty file", fast=False),
+        Case(
             "docx whose text passes the input limit",
             "long.docx",
             lambda s: docx(plain("word/media/image1.png", b"\x89PNG"), body=word_body([ARTICLE] * 8_000)),
@@ -294,36 +317,49 @@ def summarize(folder: Path, args: list[str], timeout: float) -> tuple[int, str, 
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen([sys.executable, "-c", LAUNCH, *args], cwd=folder, env=env, stdout=out, stderr=err)
-        while True:  # reaped here, for its resource usage
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                break
+        peak = 0.0
+        while process.poll() is None:
+            peak = max(peak, high_water_mb(process.pid))
             if time.perf_counter() - start > timeout:
                 process.kill()
-            time.sleep(0.05)
-        process.returncode = code = os.waitstatus_to_exitcode(status)
-        seconds, peak = time.perf_counter() - start, usage.ru_maxrss / 1024
+            time.sleep(0.02)
+        seconds, code = time.perf_counter() - start, process.returncode
         out.seek(0), err.seek(0)
         return code, out.read().decode(errors="replace"), err.read().decode(errors="replace"), peak, seconds
 
 
+def high_water_mb(pid: int) -> float:
+    """The peak resident memory of process `pid` so far (VmHWM: since it started its program; the
+    resource usage `wait4` reports counts the parent's memory it was forked with)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    return next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")), 0.0)
+
+
 def run(case: Case, scale: int, folder: Path, alone: bool = True) -> Result:
-    """Summarize the case's file beside a good file (and first `alone`) in `folder`."""
+    """Summarize the case's file beside a good file (and first `alone`) in `folder`; a table,
+    whose good rows are in it, alone only."""
     result = Result(case)
     path = folder / case.name
     path.write_bytes(case.build(scale))
     (folder / GOOD).write_text(ARTICLE)
-    for beside in (False, True) if alone else (True,):
+    for beside in (False,) if case.table else (False, True) if alone else (True,):
         inputs = [case.name, GOOD] if beside else [case.name]
-        code, out, err, peak, seconds = summarize(folder, [*case.args, *inputs, "-k", "1"], case.seconds + 30)
+        options = ("--text-field", "text") if case.table else ()
+        code, out, err, peak, seconds = summarize(folder, [*options, *case.args, *inputs, "-k", "1"], case.seconds + 30)
         result.peak_mb, result.seconds = max(result.peak_mb, peak), max(result.seconds, seconds)
         how = "beside a good file" if beside else "alone"
         lines = err.splitlines()
         expected_lines = 1 if case.says else 0
         if code != case.status:
             result.failures.append(f"{how}: exit status {code}, not {case.status}")
-        if len(lines) != expected_lines or (case.says and not (case.says in lines[0] and case.name in lines[0])):
+        named = quoted(case.name)
+        if len(lines) != expected_lines or (case.says and not (case.says in lines[0] and named in lines[0])):
             result.failures.append(f"{how}: stderr {err[:300]!r}")
+        if case.table and sum('"summary": "' in line for line in out.splitlines()) != 2:
+            result.failures.append(f"{how}: the good rows were not summarized")
         if beside and ARTICLE.split(".")[0] not in out:
             result.failures.append(f"{how}: the good file was not summarized")
         if peak > MAX_PEAK_MB:

@@ -19,6 +19,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -340,9 +341,73 @@ def test_sigterm_while_writing_removes_the_temporary_file(box, monkeypatch, caps
 
     monkeypatch.setattr(Summarizer, "summarize_batch", stopped_after_one)
     assert cli.main(["--model", str(box / "model"), str(documents), "-o", str(box / "out.txt")]) == 143
-    assert capsys.readouterr().err == "summarize: stopped by SIGTERM\n"
+    assert capsys.readouterr().err == "summarize: stopped by SIGTERM (1 of 3 files summarized)\n"
     assert not list(box.glob("*out.txt*"))
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the handler lasts only as long as the run
+
+
+# A reader that never ends, and catches every exception: the run must end all the same.
+STUCK_READER = """
+import sys, time
+from summarizer.text import documents
+def stuck(text):
+    if "STUCK" not in text:
+        return documents.text_paragraphs(text)
+    print("reading", file=sys.stderr, flush=True)
+    while True:
+        try:
+            time.sleep(0.01)
+        except BaseException:
+            pass
+documents._READERS["text"] = stuck
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_the_run_within_two_seconds_even_inside_a_parser_that_holds_on(ending, box):
+    documents = box / "docs"
+    documents.mkdir()
+    for n in range(8):  # read, summarized and written to the output's temporary file before the ninth is read
+        (documents / f"{n}.txt").write_text(ARTICLE)
+    (documents / "8.txt").write_text("STUCK. " + ARTICLE)
+    command = [sys.executable, "-c", STUCK_READER + LAUNCH, documents, "-o", box / "out.txt", "--batch-size", "1"]
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as run:
+        try:
+            assert run.stderr is not None and run.stderr.readline() == "reading\n"
+            assert len(list(box.glob(".out.txt.*.tmp"))) == 1
+            sent = time.monotonic()
+            run.send_signal(ending)
+            status = run.wait(timeout=30)
+            took = time.monotonic() - sent
+            err = run.stderr.read()
+        finally:
+            run.kill()
+    how = "interrupted" if ending == signal.SIGINT else f"stopped by {ending.name}"
+    assert (status, err) == (128 + ending, f"summarize: {how} (8 of 9 files summarized)\n")
+    assert took < 2.0
+    assert list(box.glob("*out.txt*")) == []  # no output, whole or partial, and no temporary file
+
+
+def test_a_document_that_takes_too_long_to_read_is_skipped_and_the_others_go_on(box, monkeypatch, capsys):
+    from summarizer.text import documents
+
+    def slow(text: str) -> list[str]:
+        while "SLOW" in text:
+            sum(range(1000))
+        return documents.text_paragraphs(text)
+
+    monkeypatch.setitem(documents._READERS, "text", slow)
+    (box / "slow.txt").write_text("SLOW. " + ARTICLE)
+    started = time.monotonic()
+    assert (
+        cli.main(["--model", str(box / "model"), str(box / "slow.txt"), str(box / "a.txt"), "--max-seconds", "1"]) == 1
+    )
+    assert time.monotonic() - started < 30
+    out, err = capsys.readouterr()
+    assert err == f"summarize: {box / 'slow.txt'}: not read within 1 s (--max-seconds); skipped\n"
+    assert out.startswith(f"==> {box / 'a.txt'} <==\n")
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
 def test_a_reader_closing_the_pipe_ends_the_run_quietly(box):

@@ -6,8 +6,8 @@ OpenDocument .odp, a Jupyter notebook, an EPUB book, an e-mail message or subtit
 overrides it; stdin is plain text unless told).
 Exit status: 0 when every input was summarized, 1 when some input or output failed (each
 reported on stderr, the rest still summarized), 2 for usage errors and models that cannot be
-loaded; 130, 143 and 129 when stopped by SIGINT, SIGTERM or SIGHUP, 141 when the reader of
-stdout goes away (quietly, as Unix tools do).
+loaded; 130, 143 and 129 when stopped by SIGINT, SIGTERM or SIGHUP (within `STOP_SECONDS`,
+wherever the run is), 141 when the reader of stdout goes away (quietly, as Unix tools do).
 Outputs appear whole or not at all; inputs are regular files or stdin, of bounded size
 (docs/usage.md says what the command guarantees).
 """
@@ -15,12 +15,15 @@ Outputs appear whole or not at all; inputs are regular files or stdin, of bounde
 from __future__ import annotations
 
 import argparse
+import contextlib
 import html
 import itertools
 import json
 import os
+import signal
 import stat
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -51,6 +54,7 @@ EXTENSIONS = {"text": ".txt", "json": ".json", "jsonl": ".jsonl", "html": ".html
 STDIN = "-"
 MAX_INPUT_MB = 10  # default limit on one input's size
 PROGRESS_DELAY = 2.0  # seconds of work before a progress bar appears
+STOP_SECONDS = 2.0  # a run stopped by a signal ends within this time
 _FILE_KINDS = {
     stat.S_IFIFO: "a FIFO",
     stat.S_IFCHR: "a character device",
@@ -103,23 +107,41 @@ def build_parser() -> argparse.ArgumentParser:
         default=MAX_INPUT_MB,
         help=f"refuse an input larger than this many megabytes (default {MAX_INPUT_MB})",
     )
+    parser.add_argument(
+        "--max-seconds",
+        type=positive_int,
+        help="skip (and report) a document that takes longer than this many seconds to read (default: no limit)",
+    )
     corpus.add_arguments(parser)
     add_debug_flag(parser)
     return parser
 
 
+@dataclass
+class Tally:
+    """How far a run of several files got, for the line that says it was stopped."""
+
+    summarized: int = 0
+    total: int = 0
+
+    def done(self) -> str:
+        return f"{self.summarized} of {self.total} files summarized" if self.total > 1 else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status."""
-    return run_command(build_parser(), argv, _run, _report)
+    tally = Tally()
+    return run_command(build_parser(), argv, lambda args: _run(args, tally), _report, STOP_SECONDS, tally.done)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, tally: Tally) -> int:
     if corpus.wanted(args):
         return corpus.run(args, _report)
     output = Path(args.output) if args.output else None
     sources, failed = collect_sources(args.inputs, exclude=output)
     if not sources:
         return 1
+    tally.total = len(sources)
     to_directory = output is not None and (output.is_dir() or args.output.endswith(("/", os.sep)))
     check_outputs(sources, output, args.format, to_directory)
     summarizer = Summarizer.from_pretrained(
@@ -136,7 +158,9 @@ def _run(args: argparse.Namespace) -> int:
         disable=not sys.stderr.isatty(),
         delay=PROGRESS_DELAY,
     )
-    inputs = ReadableInputs(sources, args.max_input_mb * 1_000_000, args.input_format, progress.update)
+    inputs = ReadableInputs(
+        sources, args.max_input_mb * 1_000_000, args.input_format, progress.update, args.max_seconds
+    )
 
     def sentences_scored(done: int, total: int) -> None:
         progress.total = total
@@ -151,7 +175,7 @@ def _run(args: argparse.Namespace) -> int:
         progress=None if several else sentences_scored,
         **options,
     )
-    results = ((source, summary) for summary, (source, _) in zip(summaries, for_output))
+    results = _counted(((source, summary) for summary, (source, _) in zip(summaries, for_output)), tally)
     advance = progress.update if several else lambda: None
     try:
         if to_directory:
@@ -173,24 +197,65 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if failed or inputs.failed else 0
 
 
-class ReadableInputs:
-    """The documents of `sources` that can be read, each with its source, in order. One that
-    cannot is reported on stderr, counted on the progress bar (`skipped`) and sets `failed`."""
+def _counted(results: Iterator[tuple[Source, Summary]], tally: Tally) -> Iterator[tuple[Source, Summary]]:
+    for result in results:
+        yield result
+        tally.summarized += 1  # once its output is written
 
-    def __init__(self, sources: list[Source], limit: int, input_format: str | None, skipped: Callable[[], object]):
+
+class ReadableInputs:
+    """The documents of `sources` that can be read (each within `seconds`, if given), each with
+    its source, in order. One that cannot is reported on stderr, counted on the progress bar
+    (`skipped`) and sets `failed`."""
+
+    def __init__(
+        self,
+        sources: list[Source],
+        limit: int,
+        input_format: str | None,
+        skipped: Callable[[], object],
+        seconds: int | None = None,
+    ):
         self.sources, self.limit, self.input_format, self.skipped = sources, limit, input_format, skipped
+        self.seconds = seconds
         self.failed = False
 
     def __iter__(self) -> Iterator[tuple[Source, Document]]:
         for source in self.sources:
             try:
-                document = read_source(source, self.limit, self.input_format)
-            except InputError as error:
-                _report(str(error))
+                with time_limit(self.seconds):
+                    document = read_source(source, self.limit, self.input_format)
+            except (InputError, TimeLimit) as error:
+                _report(str(error) if isinstance(error, InputError) else f"{source.shown}: {error}")
                 self.skipped()
                 self.failed = True
                 continue
             yield source, document
+
+
+class TimeLimit(BaseException):
+    """A document took longer to read than `--max-seconds` (a BaseException, so that a reader's
+    library catching its own errors does not catch it)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: int | None) -> Iterator[None]:
+    """`TimeLimit` raised in the main thread once `seconds` have passed, and again every tenth of
+    a second after, should something catch it."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeLimit(f"not read within {seconds} s (--max-seconds); skipped")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.1)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def collect_sources(inputs: list[str], exclude: Path | None = None) -> tuple[list[Source], bool]:

@@ -15,6 +15,7 @@ from summarizer.errors import OutputError, quoted
 
 # Paths that name open files (/dev/stdout, /proc/self/fd/1), even where they lead to a regular file.
 _OPEN_FILE_PATHS = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/")
+_TEMPORARY: set[Path] = set()  # the temporary files of `atomic_file` now being written
 
 
 class checked:
@@ -104,6 +105,7 @@ def atomic_file(target: Path) -> Iterator[Path]:
         with named(name):
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
             os.close(handle)
+        _TEMPORARY.add(Path(temporary))
         yield Path(temporary)
         with named(name):
             _publish(Path(temporary), target)
@@ -111,6 +113,15 @@ def atomic_file(target: Path) -> Iterator[Path]:
         if temporary is not None:
             Path(temporary).unlink(missing_ok=True)
         raise
+    finally:
+        if temporary is not None:
+            _TEMPORARY.discard(Path(temporary))
+
+
+def remove_temporary_files() -> None:
+    """Remove the temporary files being written now (a run ended from another thread)."""
+    for temporary in list(_TEMPORARY):
+        temporary.unlink(missing_ok=True)
 
 
 @contextmanager
