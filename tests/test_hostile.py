@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import os
+import runpy
 import shlex
 import shutil
 import signal
@@ -18,6 +19,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -139,6 +141,9 @@ CASES = [
     ("ratio 2", summarize("--ratio", "2", "x"), 2, "expected a number in (0, 1]"),
     ("max-input-mb 0", summarize("--max-input-mb", "0", "x"), 2, "expected a whole number of at least 1"),
     ("unknown format", summarize("--format", "pdf", "x"), 2, "invalid choice: 'pdf'"),
+    ("a name with a newline", in_box(write("bad\nname.txt", b"\x00\x01"), "summarize", "{box}/bad\nname.txt"), 1, "'{box}/bad'$'\\n''name.txt': binary file, not text"),
+    ("a name with an escape sequence", in_box(write("\x1b[2Jx.txt", ""), "summarize", "{box}/\x1b[2Jx.txt"), 1, "'{box}/'$'\\033''[2Jx.txt': empty file"),
+    ("a table: a .json with a 10,000-digit integer", in_box(write("t.json", '[{"text": "A b."}, {"id": 1' + "0" * 10_000 + "}]"), "summarize", "--model", "{box}/model", "--text-field", "text", "{box}/t.json"), 2, "t.json, field '[1].id': an integer of 10001 digits (more than the 4300 Python reads)"),
     # Outputs of `summarize`
     ("output overwrites its input", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "{box}/in.txt"), 2, "would overwrite its input"),
     ("output under a file", in_box(write("in.txt", ARTICLE), "summarize", "{box}/in.txt", "-o", "{box}/in.txt/out.txt"), 1, "cannot write: Not a directory"),
@@ -150,6 +155,8 @@ CASES = [
     ("config not JSON", in_box(write("model/config.json", "{oops"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON"),
     ("config a list", in_box(write("model/config.json", "[1, 2]"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: expected a JSON object"),
     ("config binary", in_box(write("model/config.json", b"\xff\xfe\x00"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON"),
+    ("config nested too deeply", in_box(write("model/config.json", '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON: arrays or objects nested too deeply"),
+    ("config with a 10,000-digit integer", in_box(write("model/config.json", '{"a": 1' + "0" * 10_000 + "}"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "config.json: not readable JSON: an integer too long to read"),
     ("config of another model", in_box(lambda box: edit_json(box / "model/config.json", model_type="bert"), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, 'no config.json with model_type "bertsum"'),
     ("unknown head", in_box(lambda box: edit_json(box / "model/config.json", head={"type": "evil"}), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "head type must be one of"),
     ("unknown head setting", in_box(lambda box: edit_json(box / "model/config.json", head={"type": "linear", "depth": 2}), "summarize", "--model", "{box}/model", "{box}/a.txt"), 2, "head setting 'depth' is not one of the linear head's"),
@@ -231,6 +238,32 @@ def test_bad_input_ends_with_one_line(build, status, message, box, capfd, monkey
     assert not list(box.rglob(MARKER))
 
 
+def test_table_rows_no_json_reader_holds_are_one_line_each_naming_row_and_field_and_the_valid_rows_are_kept(
+    box, capsys
+):
+    table = box / "t.jsonl"
+    long_integer = '{"id": ' + "9" * 10_000 + ', "text": "x"}'
+    deep = '{"text": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    table.write_text(jsonl({"text": ARTICLE}, long_integer, deep, {"text": ARTICLE}))
+    out = box / "out.jsonl"
+    assert cli.main(["--model", str(box / "model"), "--text-field", "text", str(table), "-o", str(out)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"summarize: {table}, row 2: field 'id': an integer of 10000 digits (more than the 4300 Python reads)",
+        f"summarize: {table}, row 3: malformed JSON: arrays or objects nested too deeply",
+    ]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [row["summary"] is not None for row in rows] == [True, False, False, True]
+
+
+def test_control_characters_of_a_document_or_a_message_never_reach_the_terminal(box, capsys):
+    (box / "a.txt").write_text("The \x1b[2J\x1b[31mriver flooded the town.\x07 People\x85moved to the gym.\x9b1m Done.")
+    assert run_summarize(box, "-k", "3") == 0
+    out = capsys.readouterr().out
+    assert out.splitlines() == ["The [2J[31mriver flooded the town.", "People moved to the gym.1m Done."]
+    cli._report("a\x1b[2Jb\nc\u2028d")
+    assert capsys.readouterr().err == "summarize: a\\x1b[2Jb\\nc\\u2028d\n"
+
+
 # Outputs that are not regular files are written into, never replaced.
 
 
@@ -308,9 +341,73 @@ def test_sigterm_while_writing_removes_the_temporary_file(box, monkeypatch, caps
 
     monkeypatch.setattr(Summarizer, "summarize_batch", stopped_after_one)
     assert cli.main(["--model", str(box / "model"), str(documents), "-o", str(box / "out.txt")]) == 143
-    assert capsys.readouterr().err == "summarize: stopped by SIGTERM\n"
+    assert capsys.readouterr().err == "summarize: stopped by SIGTERM (1 of 3 files summarized)\n"
     assert not list(box.glob("*out.txt*"))
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the handler lasts only as long as the run
+
+
+# A reader that never ends, and catches every exception: the run must end all the same.
+STUCK_READER = """
+import sys, time
+from summarizer.text import documents
+def stuck(text):
+    if "STUCK" not in text:
+        return documents.text_paragraphs(text)
+    print("reading", file=sys.stderr, flush=True)
+    while True:
+        try:
+            time.sleep(0.01)
+        except BaseException:
+            pass
+documents._READERS["text"] = stuck
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_the_run_within_two_seconds_even_inside_a_parser_that_holds_on(ending, box):
+    documents = box / "docs"
+    documents.mkdir()
+    for n in range(8):  # read, summarized and written to the output's temporary file before the ninth is read
+        (documents / f"{n}.txt").write_text(ARTICLE)
+    (documents / "8.txt").write_text("STUCK. " + ARTICLE)
+    command = [sys.executable, "-c", STUCK_READER + LAUNCH, documents, "-o", box / "out.txt", "--batch-size", "1"]
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as run:
+        try:
+            assert run.stderr is not None and run.stderr.readline() == "reading\n"
+            assert len(list(box.glob(".out.txt.*.tmp"))) == 1
+            sent = time.monotonic()
+            run.send_signal(ending)
+            status = run.wait(timeout=30)
+            took = time.monotonic() - sent
+            err = run.stderr.read()
+        finally:
+            run.kill()
+    how = "interrupted" if ending == signal.SIGINT else f"stopped by {ending.name}"
+    assert (status, err) == (128 + ending, f"summarize: {how} (8 of 9 files summarized)\n")
+    assert took < 2.0
+    assert list(box.glob("*out.txt*")) == []  # no output, whole or partial, and no temporary file
+
+
+def test_a_document_that_takes_too_long_to_read_is_skipped_and_the_others_go_on(box, monkeypatch, capsys):
+    from summarizer.text import documents
+
+    def slow(text: str) -> list[str]:
+        while "SLOW" in text:
+            sum(range(1000))
+        return documents.text_paragraphs(text)
+
+    monkeypatch.setitem(documents._READERS, "text", slow)
+    (box / "slow.txt").write_text("SLOW. " + ARTICLE)
+    started = time.monotonic()
+    assert (
+        cli.main(["--model", str(box / "model"), str(box / "slow.txt"), str(box / "a.txt"), "--max-seconds", "1"]) == 1
+    )
+    assert time.monotonic() - started < 30
+    out, err = capsys.readouterr()
+    assert err == f"summarize: {box / 'slow.txt'}: not read within 1 s (--max-seconds); skipped\n"
+    assert out.startswith(f"==> {box / 'a.txt'} <==\n")
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
 def test_a_reader_closing_the_pipe_ends_the_run_quietly(box):
@@ -370,6 +467,18 @@ def test_debug_shows_the_cause_of_a_model_error(box, capsys):
     assert run_summarize(box, "--debug") == 2
     detailed = capsys.readouterr().err
     assert detailed.startswith("Traceback") and detailed.endswith(plain)
+
+
+# Files built by scripts/bench_hostile.py (compression bombs whose ZIP directory lies, parts never
+# read...): its fast subset, each beside a good file, in a process of its own.
+
+BENCH = runpy.run_path(str(ROOT / "scripts" / "bench_hostile.py"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [case for case in BENCH["cases"]() if case.fast], ids=lambda case: case.id)
+def test_hostile_files_end_with_one_line_in_bounded_memory_and_the_good_file_is_summarized(case, tmp_path):
+    assert BENCH["run"](case, BENCH["FAST_SCALE"], tmp_path, alone=False).failures == []
 
 
 # The library: the same one-line errors, as exceptions.

@@ -6,8 +6,8 @@ OpenDocument .odp, a Jupyter notebook, an EPUB book, an e-mail message or subtit
 overrides it; stdin is plain text unless told).
 Exit status: 0 when every input was summarized, 1 when some input or output failed (each
 reported on stderr, the rest still summarized), 2 for usage errors and models that cannot be
-loaded; 130, 143 and 129 when stopped by SIGINT, SIGTERM or SIGHUP, 141 when the reader of
-stdout goes away (quietly, as Unix tools do).
+loaded; 130, 143 and 129 when stopped by SIGINT, SIGTERM or SIGHUP (within `STOP_SECONDS`,
+wherever the run is), 141 when the reader of stdout goes away (quietly, as Unix tools do).
 Outputs appear whole or not at all; inputs are regular files or stdin, of bounded size
 (docs/usage.md says what the command guarantees).
 """
@@ -15,12 +15,15 @@ Outputs appear whole or not at all; inputs are regular files or stdin, of bounde
 from __future__ import annotations
 
 import argparse
+import contextlib
 import html
 import itertools
 import json
 import os
+import signal
 import stat
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,7 +42,7 @@ from summarizer.cli.arguments import (
     selection_from,
 )
 from summarizer.cli.files import atomic_writer, checked
-from summarizer.errors import InputError, OutputError
+from summarizer.errors import InputError, OutputError, printable, quoted
 from summarizer.modeling.pipeline import Summarizer, Summary
 from summarizer.text.documents import FORMATS as INPUT_FORMATS
 from summarizer.text.documents import Document, format_of, read_document
@@ -52,6 +55,7 @@ STDIN = "-"
 SERVE = "serve"  # `summarize serve`: the HTTP service (summarizer.serve); a file of that name is ./serve
 MAX_INPUT_MB = 10  # default limit on one input's size
 PROGRESS_DELAY = 2.0  # seconds of work before a progress bar appears
+STOP_SECONDS = 2.0  # a run stopped by a signal ends within this time
 _FILE_KINDS = {
     stat.S_IFIFO: "a FIFO",
     stat.S_IFCHR: "a character device",
@@ -65,8 +69,14 @@ class Source:
     """One input document: a file, or stdin when `path` is None."""
 
     path: Path | None
-    name: str  # as shown in messages and outputs
+    name: str  # as written in JSON and HTML outputs
     relative: Path  # where its output goes under an output directory
+
+    @property
+    def shown(self) -> str:
+        """The name as messages and text outputs show it: quoted as `ls` quotes it when it holds
+        characters a shell or a terminal would take as its own (a newline, an escape, a space)."""
+        return self.name if self.path is None else quoted(self.name)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,9 +109,25 @@ def build_parser() -> argparse.ArgumentParser:
         default=MAX_INPUT_MB,
         help=f"refuse an input larger than this many megabytes (default {MAX_INPUT_MB})",
     )
+    parser.add_argument(
+        "--max-seconds",
+        type=positive_int,
+        help="skip (and report) a document that takes longer than this many seconds to read (default: no limit)",
+    )
     corpus.add_arguments(parser)
     add_debug_flag(parser)
     return parser
+
+
+@dataclass
+class Tally:
+    """How far a run of several files got, for the line that says it was stopped."""
+
+    summarized: int = 0
+    total: int = 0
+
+    def done(self) -> str:
+        return f"{self.summarized} of {self.total} files summarized" if self.total > 1 else ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,16 +137,18 @@ def main(argv: list[str] | None = None) -> int:
         from summarizer.serve.command import main as serve
 
         return serve(argv[1:])
-    return run_command(build_parser(), argv, _run, _report)
+    tally = Tally()
+    return run_command(build_parser(), argv, lambda args: _run(args, tally), _report, STOP_SECONDS, tally.done)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, tally: Tally) -> int:
     if corpus.wanted(args):
         return corpus.run(args, _report)
     output = Path(args.output) if args.output else None
     sources, failed = collect_sources(args.inputs, exclude=output)
     if not sources:
         return 1
+    tally.total = len(sources)
     to_directory = output is not None and (output.is_dir() or args.output.endswith(("/", os.sep)))
     check_outputs(sources, output, args.format, to_directory)
     summarizer = Summarizer.from_pretrained(
@@ -137,7 +165,9 @@ def _run(args: argparse.Namespace) -> int:
         disable=not sys.stderr.isatty(),
         delay=PROGRESS_DELAY,
     )
-    inputs = ReadableInputs(sources, args.max_input_mb * 1_000_000, args.input_format, progress.update)
+    inputs = ReadableInputs(
+        sources, args.max_input_mb * 1_000_000, args.input_format, progress.update, args.max_seconds
+    )
 
     def sentences_scored(done: int, total: int) -> None:
         progress.total = total
@@ -152,7 +182,7 @@ def _run(args: argparse.Namespace) -> int:
         progress=None if several else sentences_scored,
         **options,
     )
-    results = ((source, summary) for summary, (source, _) in zip(summaries, for_output))
+    results = _counted(((source, summary) for summary, (source, _) in zip(summaries, for_output)), tally)
     advance = progress.update if several else lambda: None
     try:
         if to_directory:
@@ -174,24 +204,65 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if failed or inputs.failed else 0
 
 
-class ReadableInputs:
-    """The documents of `sources` that can be read, each with its source, in order. One that
-    cannot is reported on stderr, counted on the progress bar (`skipped`) and sets `failed`."""
+def _counted(results: Iterator[tuple[Source, Summary]], tally: Tally) -> Iterator[tuple[Source, Summary]]:
+    for result in results:
+        yield result
+        tally.summarized += 1  # once its output is written
 
-    def __init__(self, sources: list[Source], limit: int, input_format: str | None, skipped: Callable[[], object]):
+
+class ReadableInputs:
+    """The documents of `sources` that can be read (each within `seconds`, if given), each with
+    its source, in order. One that cannot is reported on stderr, counted on the progress bar
+    (`skipped`) and sets `failed`."""
+
+    def __init__(
+        self,
+        sources: list[Source],
+        limit: int,
+        input_format: str | None,
+        skipped: Callable[[], object],
+        seconds: int | None = None,
+    ):
         self.sources, self.limit, self.input_format, self.skipped = sources, limit, input_format, skipped
+        self.seconds = seconds
         self.failed = False
 
     def __iter__(self) -> Iterator[tuple[Source, Document]]:
         for source in self.sources:
             try:
-                document = read_source(source, self.limit, self.input_format)
-            except InputError as error:
-                _report(str(error))
+                with time_limit(self.seconds):
+                    document = read_source(source, self.limit, self.input_format)
+            except (InputError, TimeLimit) as error:
+                _report(str(error) if isinstance(error, InputError) else f"{source.shown}: {error}")
                 self.skipped()
                 self.failed = True
                 continue
             yield source, document
+
+
+class TimeLimit(BaseException):
+    """A document took longer to read than `--max-seconds` (a BaseException, so that a reader's
+    library catching its own errors does not catch it)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: int | None) -> Iterator[None]:
+    """`TimeLimit` raised in the main thread once `seconds` have passed, and again every tenth of
+    a second after, should something catch it."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeLimit(f"not read within {seconds} s (--max-seconds); skipped")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.1)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def collect_sources(inputs: list[str], exclude: Path | None = None) -> tuple[list[Source], bool]:
@@ -222,13 +293,13 @@ def collect_sources(inputs: list[str], exclude: Path | None = None) -> tuple[lis
                 and not (skip is not None and skip in (file.resolve(), *file.resolve().parents))
             ]
             if not files:
-                _report(f"{path}: no files in this directory")
+                _report(f"{quoted(str(path))}: no files in this directory")
                 failed = True
             sources.extend(Source(file, str(file), file.relative_to(path)) for file in files)
         elif path.is_file():
             sources.append(Source(path, str(path), Path(path.name)))
         else:
-            _report(f"{path}: {_not_a_file(path)}")
+            _report(f"{quoted(str(path))}: {_not_a_file(path)}")
             failed = True
     return sources, failed
 
@@ -237,19 +308,19 @@ def check_outputs(sources: list[Source], output: Path | None, output_format: str
     """Refuse outputs that would collide with each other or overwrite an input."""
     if output is None:
         return
-    inputs = {source.path.resolve(): source.name for source in sources if source.path is not None}
+    inputs = {source.path.resolve(): source.shown for source in sources if source.path is not None}
     if not to_directory:
         if output.resolve() in inputs:
-            raise UsageError(f"the output {output} would overwrite its input")
+            raise UsageError(f"the output {quoted(str(output))} would overwrite its input")
         return
     seen: dict[Path, str] = {}
     for source in sources:
         target = (output / source.relative.with_suffix(EXTENSIONS[output_format])).resolve()
         if target in inputs:
-            raise UsageError(f"the output for {source.name} would overwrite the input {inputs[target]}")
+            raise UsageError(f"the output for {source.shown} would overwrite the input {inputs[target]}")
         if target in seen:
-            raise UsageError(f"{seen[target]} and {source.name} would both be written to {target}")
-        seen[target] = source.name
+            raise UsageError(f"{seen[target]} and {source.shown} would both be written to {quoted(str(target))}")
+        seen[target] = source.shown
 
 
 def _not_a_file(path: Path) -> str:
@@ -274,19 +345,24 @@ def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_for
             with source.path.open("rb") as file:
                 data = file.read(limit + 1)
     except OSError as error:
-        raise InputError(f"{source.name}: cannot read: {error.strerror or error}") from None
+        raise InputError(f"{source.shown}: cannot read: {error.strerror or error}") from None
     if len(data) > limit:
         raise InputError(
-            f"{source.name}: larger than the input limit of {limit / 1_000_000:g} MB (raise it with --max-input-mb)"
+            f"{source.shown}: larger than the input limit of {limit / 1_000_000:g} MB (raise it with --max-input-mb)"
         )
     format = input_format or ("text" if source.path is None else format_of(source.path))
-    document = read_document(data, format, source.name, source.path)
+    document = read_document(data, format, source.shown, source.path)
+    if sum(len(paragraph.encode()) for paragraph in document.paragraphs) > limit:  # a package's parts unpacked
+        raise InputError(
+            f"{source.shown}: its text is larger than the input limit of {limit / 1_000_000:g} MB "
+            "(raise it with --max-input-mb)"
+        )
     for note in document.left_out:  # the summary is of the rest, as LaTeX typesets the rest
-        _report(f"{source.name}: {note}")
+        _report(f"{source.shown}: {note}")
     if not document.paragraphs:
         blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
         raise InputError(
-            f"{source.name}: " + ("empty file" if blank else f"no running text found in this {format} file")
+            f"{source.shown}: " + ("empty file" if blank else f"no running text found in this {format} file")
         )
     return document
 
@@ -324,7 +400,7 @@ def _write_stream(
             opening = {"json": "[\n", "html": _html_head("Summaries" if several else source.name)}
             out.write(opening.get(output_format, ""))
         if output_format == "text":
-            out.write(("\n" if count else "") + (f"==> {source.name} <==\n" if several else "") + _text(summary))
+            out.write(("\n" if count else "") + (f"==> {source.shown} <==\n" if several else "") + _text(summary))
         elif output_format == "json":
             out.write((",\n" if count else "") + json.dumps(_record(source, summary), ensure_ascii=False, indent=2))
         elif output_format == "jsonl":
@@ -407,4 +483,6 @@ def _html_section(source: Source, summary: Summary) -> str:
 
 
 def _report(message: str) -> None:
-    tqdm.write(f"{PROG}: {message}", file=sys.stderr)  # above the progress bar when there is one
+    # One line, above the progress bar when there is one; a control character from a file's name
+    # or a document is written as its escape, never raw to a terminal.
+    tqdm.write(f"{PROG}: {printable(message)}", file=sys.stderr)

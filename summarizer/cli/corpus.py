@@ -28,7 +28,7 @@ from typing import Any
 
 from summarizer.cli.arguments import UsageError, positive_int, selection_from
 from summarizer.cli.files import atomic_file, atomic_writer, checked, is_stream
-from summarizer.errors import InputError, first_line
+from summarizer.errors import InputError, first_line, quoted
 from summarizer.modeling.columns import output_columns, summary_columns
 from summarizer.modeling.pipeline import Summarizer
 from summarizer.modeling.selection import SelectionConfig
@@ -80,6 +80,7 @@ def run(args: argparse.Namespace, report: Callable[[str], None]) -> int:
     if args.format != "text":
         raise UsageError("--format is for documents; a table is written as Parquet (-o FILE.parquet) or JSON Lines")
     source = args.inputs[0]
+    shown = quoted(source)
     output = Path(args.output) if args.output else None
     if output is not None and (args.output.endswith(("/", "\\")) or output.is_dir()):
         raise UsageError("a table is written to one file, not a directory")
@@ -88,14 +89,14 @@ def run(args: argparse.Namespace, report: Callable[[str], None]) -> int:
         if args.ray and path.is_dir():  # a directory of Parquet files, as Ray Data writes them
             pass
         elif not path.is_file():
-            raise InputError(f"{source}: no such file" if not path.exists() else f"{source}: not a file")
+            raise InputError(f"{shown}: no such file" if not path.exists() else f"{shown}: not a file")
         elif path.suffix.lower() not in TABLE_SUFFIXES:
-            raise InputError(f"{source}: not a table; use .jsonl, .json, .csv or .parquet")
+            raise InputError(f"{shown}: not a table; use .jsonl, .json, .csv or .parquet")
         if output is not None and output.resolve() == path.resolve():
-            raise UsageError(f"the output {output} would overwrite its input")
+            raise UsageError(f"the output {quoted(str(output))} would overwrite its input")
     parquet = output is not None and output.suffix.lower() == ".parquet"
     if parquet and output is not None and is_stream(output):  # (parquet: output is given)
-        raise UsageError(f"{output}: Parquet is written to a file")
+        raise UsageError(f"{quoted(str(output))}: Parquet is written to a file")
     field = args.text_field or "text"
     selection = selection_from(args)
     summarizer = Summarizer.from_pretrained(
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace, report: Callable[[str], None]) -> int:
                 number += 1
                 error = row.get(args.prefix + "error")
                 if error is not None:
-                    report(f"{source}, row {number}: {error}")
+                    report(f"{shown}, row {number}: {error}")
                     failed = True
                 yield row
 
@@ -133,7 +134,7 @@ def _here(
     for location, row in file_rows(path):
         if isinstance(row, InputError):  # malformed JSON, not UTF-8: kept in its place as an error row
             rows.append({})
-            errors.append(str(row).removeprefix(f"{location}: "))
+            errors.append(str(row).removeprefix(location).removeprefix(": ").removeprefix(", "))
         elif not isinstance(row, dict):
             rows.append({})
             errors.append(f"expected an object, got {type(row).__name__}")
@@ -142,13 +143,12 @@ def _here(
             errors.append(None if field in row else f"no field {field!r}")
     if not any(field in row for row in rows):
         keys = sorted({key for row in rows for key in row})
-        raise InputError(
-            f"{path}: no column {field!r} (columns: {', '.join(keys) or 'none'}); name it with --text-field"
-        )
+        found = ", ".join(keys) or "none"
+        raise InputError(f"{quoted(str(path))}: no column {field!r} (columns: {found}); name it with --text-field")
     try:
         names = output_columns(prefix, {key for row in rows for key in row})
     except ValueError as error:
-        raise InputError(f"{path}: {error}") from None
+        raise InputError(f"{quoted(str(path))}: {error}") from None
     readable = [i for i, error in enumerate(errors) if error is None]
     columns = summary_columns(summarizer, [rows[i][field] for i in readable], batch_size, selection)
     values = dict(zip(readable, zip(*columns)))
@@ -201,7 +201,7 @@ def _on_ray(
             assert not isinstance(batch, dict)  # a pyarrow Table, as asked
             yield batch.to_pylist()
     except ray.exceptions.RayTaskError as error:  # its first cause says what: a bad file, a missing column...
-        raise InputError(f"{source}: {_ray_failure(error)}") from error
+        raise InputError(f"{quoted(source)}: {_ray_failure(error)}") from error
     finally:
         if started:
             ray.shutdown()

@@ -11,10 +11,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from summarizer.errors import OutputError
+from summarizer.errors import OutputError, quoted
 
 # Paths that name open files (/dev/stdout, /proc/self/fd/1), even where they lead to a regular file.
 _OPEN_FILE_PATHS = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/")
+_TEMPORARY: set[Path] = set()  # the temporary files of `atomic_file` now being written
 
 
 class checked:
@@ -70,7 +71,7 @@ def atomic_writer(target: Path) -> Iterator[checked]:
     does: appending, so that a file stdout points to (`summarize -o /dev/stdout >> log`) keeps
     what it held.
     """
-    name = str(target)
+    name = quoted(str(target))
     if is_stream(target):
         with named(name):
             stream = open(target, "a", encoding="utf-8")
@@ -93,7 +94,7 @@ def atomic_file(target: Path) -> Iterator[Path]:
     """A new, empty file beside `target` for the caller to write (under any name, in any mode:
     a Parquet writer opens it itself), renamed over `target` once the caller is done and
     removed if it fails; a symbolic link at `target` stays a link, the file it names is replaced."""
-    name = str(target)
+    name = quoted(str(target))
     with named(name):
         target = Path(os.path.realpath(target))
         if target.parent.exists() and not target.parent.is_dir():
@@ -104,6 +105,7 @@ def atomic_file(target: Path) -> Iterator[Path]:
         with named(name):
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
             os.close(handle)
+        _TEMPORARY.add(Path(temporary))
         yield Path(temporary)
         with named(name):
             _publish(Path(temporary), target)
@@ -111,6 +113,15 @@ def atomic_file(target: Path) -> Iterator[Path]:
         if temporary is not None:
             Path(temporary).unlink(missing_ok=True)
         raise
+    finally:
+        if temporary is not None:
+            _TEMPORARY.discard(Path(temporary))
+
+
+def remove_temporary_files() -> None:
+    """Remove the temporary files being written now (a run ended from another thread)."""
+    for temporary in list(_TEMPORARY):
+        temporary.unlink(missing_ok=True)
 
 
 @contextmanager

@@ -128,7 +128,7 @@ def read_header(path: Path) -> tuple[bytes, dict[str, Any], int]:
             size = int.from_bytes(file.read(8), "little")
             header = file.read(size)
         tensors = json.loads(header)
-    except (OSError, ValueError, MemoryError) as error:
+    except (OSError, ValueError, MemoryError, RecursionError) as error:
         raise InputError(f"{path}: cannot read the weights: {first_line(error)}") from None
     if len(header) != size or not isinstance(tensors, dict):
         raise InputError(f"{path}: cannot read the weights: not a safetensors file")

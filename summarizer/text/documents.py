@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import regex
 
-from summarizer.errors import InputError, UnreadableDocument, first_line
+from summarizer.errors import InputError, UnreadableDocument, first_line, quoted
 from summarizer.text.ebook import epub_chapters
 from summarizer.text.latex import latex_paragraphs, math_text
 from summarizer.text.layout import CLOSING_MARKS, SENTENCE_END
@@ -116,6 +116,8 @@ _BYTE_ORDER_MARKS = (
 _ENCODING_NAMES = {"utf-8-sig": "UTF-8", "utf-16": "UTF-16", "utf-32": "UTF-32"}
 _ALPHANUMERIC = re.compile(r"\w")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# Control characters (C0 but tab, DEL, C1): no text, and to a terminal the start of an escape sequence.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 # A news page's apparatus that a copy of its text keeps, each a paragraph of its own: the byline
 # ("By Daily Mail Reporter", "By Sam Webb for MailOnline"), the time stamps ("PUBLISHED: 12:32
 # EST, 24 November 2013 | UPDATED: ...", "Last updated at 5:23 PM on 15th October 2011") and the
@@ -162,6 +164,9 @@ class Document:
     left_out: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if any(_CONTROL.search(paragraph) for paragraph in self.paragraphs):  # never output: a space or nothing
+            cleaned = (_CONTROL.sub(lambda c: " " if c[0].isspace() else "", p) for p in self.paragraphs)
+            object.__setattr__(self, "paragraphs", tuple(cleaned))
         # Surrogates (from a notebook's JSON escapes, an RTF's \u, reStructuredText's `unicode`
         # directive) are no text that can be encoded: a pair is the character it stands for, a
         # lone one U+FFFD.
@@ -176,8 +181,8 @@ class Document:
         try:
             data = path.read_bytes()
         except OSError as error:
-            raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
-        return read_document(data, format or format_of(path), str(path), path)
+            raise InputError(f"{quoted(str(path))}: cannot read: {error.strerror or error}") from None
+        return read_document(data, format or format_of(path), quoted(str(path)), path)
 
     @classmethod
     def from_text(cls, text: str | bytes, format: str = "text") -> Document:

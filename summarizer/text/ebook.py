@@ -9,17 +9,15 @@ encrypted (DRM; obfuscated fonts are no obstacle) cannot be read.
 
 from __future__ import annotations
 
-import io
 import posixpath
-import zipfile
-import zlib
 from typing import Any
 from urllib.parse import unquote
 
 from summarizer.errors import UnreadableDocument
+from summarizer.text.package import Package, open_package
 
-MAX_CHAPTER_BYTES = 100_000_000  # what the chapters unpack to, at most
-MAX_PACKAGE_BYTES = 10_000_000  # the container and the package document, each at most
+KIND = "EPUB book"
+CONTAINER = "META-INF/container.xml"
 _XHTML = ("application/xhtml+xml", "text/html")
 _CONTAINER = "{urn:oasis:names:tc:opendocument:xmlns:container}"
 _OPF = "{http://www.idpf.org/2007/opf}"
@@ -28,60 +26,24 @@ _CIPHER_REFERENCE = "{http://www.w3.org/2001/04/xmlenc#}CipherReference"
 _ENCRYPTION_METHOD = "{http://www.w3.org/2001/04/xmlenc#}EncryptionMethod"
 # Font obfuscation (IDPF's, Adobe's): the fonts are scrambled, the text is not.
 _FONT_OBFUSCATION = ("http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC")
-# What a damaged archive raises as a part is read: a bad CRC, broken compressed data, a
-# ZIP-encrypted part, a part the directory names but the archive lacks.
-_DAMAGED = (zipfile.BadZipFile, zlib.error, RuntimeError, KeyError, EOFError, OSError, NotImplementedError)
 
 
 def epub_chapters(data: bytes) -> list[bytes]:
-    """The XHTML of each chapter of an EPUB book, in reading order."""
-    try:
-        from lxml import etree
-    except ImportError:
-        from summarizer.text.documents import FORMATS_EXTRA
-
-        raise UnreadableDocument(f"reading EPUB books needs lxml: {FORMATS_EXTRA}") from None
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError):
-        raise UnreadableDocument("not an EPUB book (not a ZIP archive)") from None
-    with archive:
-        sizes = {info.filename: info.file_size for info in archive.infolist()}
-        if "META-INF/container.xml" not in sizes:
-            raise UnreadableDocument("not an EPUB book (no META-INF/container.xml in the archive)")
-        parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
-        try:
-            container = etree.fromstring(_read(archive, sizes, "META-INF/container.xml"), parser)
-            rootfile = container.find(f".//{_CONTAINER}rootfile")
-            package_path = rootfile.get("full-path") if rootfile is not None else None
-            if not package_path or package_path not in sizes:
-                raise UnreadableDocument("not an EPUB book (its container names no package document)")
-            package = etree.fromstring(_read(archive, sizes, package_path), parser)
-            chapters = _chapters(package, posixpath.dirname(package_path), sizes)
-            encrypted = _encrypted(archive, sizes, parser) & set(chapters)
-        except etree.XMLSyntaxError as error:
-            raise UnreadableDocument(f"not a readable EPUB book: {error}") from None
-        if encrypted:
-            raise UnreadableDocument("its chapters are encrypted (DRM): it cannot be read without its key")
-        if sum(sizes[path] for path in chapters) > MAX_CHAPTER_BYTES:
-            raise UnreadableDocument(f"its chapters unpack to more than {MAX_CHAPTER_BYTES / 1e6:g} MB")
-        try:
-            return [archive.read(path) for path in chapters]
-        except _DAMAGED as error:
-            raise UnreadableDocument(f"a damaged EPUB book: {type(error).__name__}") from None
+    """The XHTML of each chapter of an EPUB book, in reading order; the container, the package
+    document, the encryption list and the chapters are unpacked within one bound
+    (`summarizer.text.package.MAX_TEXT_BYTES`), and nothing else is."""
+    package = open_package(data, KIND, CONTAINER)
+    rootfile = package.xml(CONTAINER).find(f".//{_CONTAINER}rootfile")
+    package_path = rootfile.get("full-path") if rootfile is not None else None
+    if not package_path or package_path not in package:
+        raise UnreadableDocument("not an EPUB book (its container names no package document)")
+    chapters = _chapters(package.xml(package_path), posixpath.dirname(package_path), package)
+    if _encrypted(package) & set(chapters):
+        raise UnreadableDocument("its chapters are encrypted (DRM): it cannot be read without its key")
+    return [package.read(path) for path in chapters]
 
 
-def _read(archive: zipfile.ZipFile, sizes: dict[str, int], name: str) -> bytes:
-    """A part of the package (its container, its package document), of bounded size."""
-    if sizes[name] > MAX_PACKAGE_BYTES:
-        raise UnreadableDocument(f"{name} unpacks to more than {MAX_PACKAGE_BYTES / 1e6:g} MB")
-    try:
-        return archive.read(name)
-    except _DAMAGED as error:
-        raise UnreadableDocument(f"a damaged EPUB book: {type(error).__name__}") from None
-
-
-def _chapters(package: Any, folder: str, sizes: dict[str, int]) -> list[str]:
+def _chapters(package: Any, folder: str, parts: Package) -> list[str]:
     """The archive paths of the spine's linear XHTML items, less navigation documents."""
     guide_toc = {
         reference.get("href", "").split("#")[0]
@@ -95,16 +57,14 @@ def _chapters(package: Any, folder: str, sizes: dict[str, int]) -> list[str]:
     }
     hrefs = [items.get(ref.get("idref")) for ref in package.iter(f"{_OPF}itemref") if ref.get("linear") != "no"]
     paths = [posixpath.normpath(posixpath.join(folder, unquote(h))) for h in hrefs if h and h not in guide_toc]
-    return [path for path in dict.fromkeys(paths) if path in sizes]
+    return [path for path in dict.fromkeys(paths) if path in parts]
 
 
-def _encrypted(archive: zipfile.ZipFile, sizes: dict[str, int], parser: Any) -> set[str]:
+def _encrypted(package: Package) -> set[str]:
     """The parts `META-INF/encryption.xml` says are encrypted other than by font obfuscation."""
-    from lxml import etree
-
-    if _ENCRYPTION not in sizes:
+    if _ENCRYPTION not in package:
         return set()
-    encryption = etree.fromstring(_read(archive, sizes, _ENCRYPTION), parser)
+    encryption = package.xml(_ENCRYPTION)
     found = set()
     for data in encryption.iter("{http://www.w3.org/2001/04/xmlenc#}EncryptedData"):
         method = data.find(_ENCRYPTION_METHOD)

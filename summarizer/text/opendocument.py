@@ -107,11 +107,10 @@ def _content(data: bytes, kind: str, old_binary: str) -> tuple[Any, dict[str, tu
         content = _flat(data, kind)
         return content, _styles(content), _hidden_styles(content)
     package = open_package(data, kind, "content.xml", old_binary)
-    with package.archive:
-        if _encrypted(package):
-            raise UnreadableDocument(f"an encrypted (password-protected) {kind}: remove its password first")
-        shared = package.xml("styles.xml") if "styles.xml" in package else None
-        content = package.xml("content.xml")
+    if _encrypted(package):
+        raise UnreadableDocument(f"an encrypted (password-protected) {kind}: remove its password first")
+    shared = package.xml("styles.xml") if "styles.xml" in package else None
+    content = package.xml("content.xml")
     styles = {**(_styles(shared) if shared is not None else {}), **_styles(content)}
     hidden = (_hidden_styles(shared) if shared is not None else set()) | _hidden_styles(content)
     return content, styles, hidden

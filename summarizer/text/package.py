@@ -1,65 +1,124 @@
-"""ZIP packages of XML parts (OpenDocument, Office Open XML): opened, checked against size bounds
-read from the ZIP directory before any part is unpacked, and their parts parsed safely.
+"""ZIP packages of XML parts (OpenDocument, Office Open XML, EPUB): opened, their parts unpacked
+within a bound counted as they inflate, and parsed safely.
 
-A part is unpacked only when asked for, and the parts one document reads (a part read twice
-counts twice) unpack to `MAX_TEXT_BYTES` at most, together; the whole archive may not claim to
-unpack to more than `MAX_UNPACKED_BYTES`. A Word document is checked here too, then read by
-python-docx (`summarizer.text.word`). Parts are parsed without entities, DTDs or the network.
-Every failure is an `UnreadableDocument` of one line that names the kind of document.
+A part is unpacked only when asked for, by its own reader here: stored, deflate, bzip2 or LZMA
+data is inflated a chunk at a time and counted, so that what the ZIP directory says of a part's
+size matters to nothing. The parts one document reads (a part read twice counts twice) unpack to
+`MAX_TEXT_BYTES` at most, together; a part that would go past it stops as it does. Parts are
+parsed without entities, DTDs or the network. Every failure is an `UnreadableDocument` of one
+line that names the kind of document.
 """
 
 from __future__ import annotations
 
+import bz2
 import io
+import lzma
+import struct
 import zipfile
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
 
-MAX_UNPACKED_BYTES = 500_000_000  # what the archive's parts unpack to, at most (as its directory says)
 MAX_TEXT_BYTES = 30_000_000  # what the parts read unpack to, together at most (parsed, about 15 times that at worst)
 OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the old binary container (.doc, .xls, .ppt; Office's encrypted files)
 # An Office file saved with a password: an OLE container whose stream holds the encrypted package.
 _ENCRYPTED_OOXML = "EncryptedPackage".encode("utf-16-le")
-# What a damaged archive raises as a part is read: a bad CRC, broken compressed data, a
-# ZIP-encrypted part, a part the directory names but the archive lacks.
-_DAMAGED = (zipfile.BadZipFile, zlib.error, RuntimeError, KeyError, EOFError, OSError, NotImplementedError)
+_CHUNK = 1 << 20  # inflated at a time, at most
+_LOCAL_HEADER = struct.Struct("<4s22xHH")  # a part's local header: signature, ..., name and extra lengths
+_METHODS = {
+    zipfile.ZIP_STORED: "stored",
+    zipfile.ZIP_DEFLATED: "deflate",
+    zipfile.ZIP_BZIP2: "bzip2",
+    zipfile.ZIP_LZMA: "LZMA",
+}
 
 
 class Package:
     """An open ZIP package of XML parts; `kind` names the document in messages ("PowerPoint
     presentation")."""
 
-    def __init__(self, archive: zipfile.ZipFile, kind: str) -> None:
-        self.archive = archive
+    def __init__(self, data: bytes, archive: zipfile.ZipFile, kind: str) -> None:
+        self.data = data
         self.kind = kind
-        self.sizes = {info.filename: info.file_size for info in archive.infolist()}
-        self._read = 0
+        self.parts = {info.filename: info for info in archive.infolist()}
+        self.left = MAX_TEXT_BYTES  # what the parts still to be read may unpack to
 
     def __contains__(self, name: str) -> bool:
-        return name in self.sizes
+        return name in self.parts
 
-    def xml(self, name: str) -> Any:
-        """The root element of part `name`, parsed; an `UnreadableDocument` when it is too large,
-        damaged or not well-formed XML."""
-        size = self.sizes[name]
-        if self._read + size > MAX_TEXT_BYTES:
-            raise UnreadableDocument(f"{name} unpacks to more than {MAX_TEXT_BYTES / 1e6:g} MB of text")
-        self._read += size
+    def read(self, name: str) -> bytes:
+        """Part `name`, unpacked; an `UnreadableDocument` when it is damaged, encrypted, compressed
+        by a method ZIP readers do not share, or unpacks past what is left of `MAX_TEXT_BYTES`."""
+        info = self.parts[name]
+        if info.flag_bits & 0x1:
+            raise UnreadableDocument(f"a damaged {self.kind}: {name} is encrypted")
+        if info.compress_type not in _METHODS:
+            raise UnreadableDocument(f"a damaged {self.kind}: {name} is compressed by method {info.compress_type}")
+        start = info.header_offset
+        if start + _LOCAL_HEADER.size > len(self.data):
+            raise UnreadableDocument(f"a damaged {self.kind}: no local header for {name}")
+        signature, name_length, extra_length = _LOCAL_HEADER.unpack_from(self.data, start)
+        if signature != b"PK\x03\x04":
+            raise UnreadableDocument(f"a damaged {self.kind}: no local header for {name}")
+        start += 30 + name_length + extra_length
+        stored = memoryview(self.data)[start : start + info.compress_size]
         try:
-            data = self.archive.read(name)
-        except _DAMAGED as error:
-            raise UnreadableDocument(f"a damaged {self.kind}: {type(error).__name__} in {name}") from None
-        return parse_xml(data, f"{self.kind}: {name}")
+            unpacked = _unpack(info.compress_type, stored, self.left)
+        except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
+            unpacked = None
+        if unpacked is not None and len(unpacked) > self.left:
+            raise UnreadableDocument(f"{name} unpacks to more than {MAX_TEXT_BYTES / 1e6:g} MB of text")
+        if unpacked is None or zlib.crc32(unpacked) != info.CRC:
+            raise UnreadableDocument(f"a damaged {self.kind}: {_METHODS[info.compress_type]} data of {name}")
+        self.left -= len(unpacked)
+        return bytes(unpacked)
+
+    def xml(self, name: str, parser: Any = None) -> Any:
+        """The root element of part `name`, parsed (by `parser`, else `parse_xml`'s); an
+        `UnreadableDocument` when it is too large, damaged or not well-formed XML."""
+        return parse_xml(self.read(name), f"{self.kind}: {name}", parser)
 
 
-def parse_xml(data: bytes, what: str) -> Any:
-    """The root element of the XML `data`, parsed without entities, DTDs or the network; an
-    `UnreadableDocument` ("not a readable `what`") when it is not well-formed."""
+def _unpack(method: int, stored: memoryview, limit: int) -> bytearray | None:
+    """What `stored` inflates to by `method`: all of it, or `limit` + 1 bytes when it would go
+    past `limit`; None when it ends early."""
+    if method == zipfile.ZIP_STORED:
+        return bytearray(stored[: limit + 1])
+    out = bytearray()
+    if method == zipfile.ZIP_DEFLATED:
+        inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+        pending: bytes | memoryview = stored
+        while pending and not inflater.eof and len(out) <= limit:
+            out += inflater.decompress(pending, _CHUNK)
+            pending = inflater.unconsumed_tail
+        if len(out) <= limit:
+            out += inflater.flush()
+        return out if inflater.eof or len(out) > limit else None
+    decompressor: Any
+    if method == zipfile.ZIP_BZIP2:
+        decompressor = bz2.BZ2Decompressor()
+    else:  # LZMA: a version and the length of the properties, the properties, then the raw stream
+        (properties,) = struct.unpack_from("<2xH", stored)
+        # As an .lzma ("alone") stream: the properties, a size that says "unknown", the data.
+        stored = memoryview(bytes(stored[4 : 4 + properties]) + b"\xff" * 8 + bytes(stored[4 + properties :]))
+        decompressor = lzma.LZMADecompressor(lzma.FORMAT_ALONE)
+    decompress: Callable[[Any, int], bytes] = decompressor.decompress
+    out += decompress(stored, _CHUNK)
+    while not decompressor.eof and not decompressor.needs_input and len(out) <= limit:
+        out += decompress(b"", _CHUNK)
+    return out if decompressor.eof or len(out) > limit else None
+
+
+def parse_xml(data: bytes, what: str, parser: Any = None) -> Any:
+    """The root element of the XML `data`, parsed (by `parser`, else without entities, DTDs or the
+    network); an `UnreadableDocument` ("not a readable `what`") when it is not well-formed."""
     from lxml import etree
 
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    if parser is None:
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
     try:
         return etree.fromstring(data, parser)
     except etree.XMLSyntaxError as error:
@@ -76,23 +135,21 @@ def require_lxml(kind: str) -> None:
         raise UnreadableDocument(f"reading {kind}s needs lxml: {FORMATS_EXTRA}") from None
 
 
-def open_package(data: bytes, kind: str, main_part: str, old_binary: str) -> Package:
-    """`data` as a package holding `main_part`, its sizes checked; `old_binary` is the message
-    for a file in the old binary (OLE) container."""
+def open_package(data: bytes, kind: str, main_part: str, old_binary: str | None = None) -> Package:
+    """`data` as a package holding `main_part`; `old_binary` is the message for a file in the old
+    binary (OLE) container, of a kind that had one."""
     require_lxml(kind)
-    if data.startswith(OLE):
+    if data.startswith(OLE) and old_binary is not None:
         if _ENCRYPTED_OOXML in data:
             raise UnreadableDocument(f"an encrypted (password-protected) {kind}: remove its password first")
         raise UnreadableDocument(old_binary)
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            package = Package(data, archive, kind)
     except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError):
         raise UnreadableDocument(f"not {article(kind)} (not a ZIP archive)") from None
-    package = Package(archive, kind)
     if main_part not in package:
         raise UnreadableDocument(f"not {article(kind)} (no {main_part} in the archive)")
-    if sum(package.sizes.values()) > MAX_UNPACKED_BYTES:
-        raise UnreadableDocument(f"unpacks to more than {MAX_UNPACKED_BYTES / 1e6:g} MB")
     return package
 
 

@@ -41,23 +41,22 @@ def pptx_paragraphs(data: bytes) -> list[str]:
         "ppt/presentation.xml",
         "an old binary PowerPoint presentation (.ppt), not .pptx: save it as .pptx first",
     )
-    with package.archive:
-        presentation = package.xml("ppt/presentation.xml")
-        slides = _relationships(package, "ppt/presentation.xml")
-        shown: list[tuple[list[str], list[str]]] = []  # each slide's paragraphs, and its notes'
-        marks: set[str] = set()
-        for slide_id in presentation.iter(f"{_P}sldId"):
-            _, path = slides.get(slide_id.get(f"{_R}id") or "", ("", ""))
-            if path not in package:
-                continue
-            slide = package.xml(path)
-            if slide.get("show") in _FALSE:
-                continue
-            text = _shape_paragraphs(slide, None, marks)
-            notes = [target for kind, target in _relationships(package, path).values() if kind.endswith(_NOTES)]
-            speaker = _shape_paragraphs(package.xml(notes[0]), {"body"}, marks) if notes and notes[0] in package else []
-            shown.append((text, speaker))
-        return without_note_lists(shown, marks)
+    presentation = package.xml("ppt/presentation.xml")
+    slides = _relationships(package, "ppt/presentation.xml")
+    shown: list[tuple[list[str], list[str]]] = []  # each slide's paragraphs, and its notes'
+    marks: set[str] = set()
+    for slide_id in presentation.iter(f"{_P}sldId"):
+        _, path = slides.get(slide_id.get(f"{_R}id") or "", ("", ""))
+        if path not in package:
+            continue
+        slide = package.xml(path)
+        if slide.get("show") in _FALSE:
+            continue
+        text = _shape_paragraphs(slide, None, marks)
+        notes = [target for kind, target in _relationships(package, path).values() if kind.endswith(_NOTES)]
+        speaker = _shape_paragraphs(package.xml(notes[0]), {"body"}, marks) if notes and notes[0] in package else []
+        shown.append((text, speaker))
+    return without_note_lists(shown, marks)
 
 
 def without_note_lists(slides: list[tuple[list[str], list[str]]], marks: set[str]) -> list[str]:

@@ -1,4 +1,6 @@
-"""Word documents (.docx, Office Open XML): the body's paragraphs, read with python-docx.
+"""Word documents (.docx, Office Open XML): the body's paragraphs, read with python-docx's XML
+classes from the two parts they need (`word/document.xml` and `word/styles.xml`, unpacked by
+`summarizer.text.package`); no other part is unpacked or parsed.
 
 Headings, the title, captions and tables of contents are not running text (a paragraph style
 names them); tables, text boxes, headers, footers, comments and footnotes are not in the body's
@@ -10,13 +12,13 @@ a space.
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
 from summarizer.text.package import open_package
 
-MAX_DOCUMENT_BYTES = 100_000_000  # what its body (word/document.xml) unpacks to, at most
+BODY = "word/document.xml"
+STYLES = "word/styles.xml"
 # Paragraph styles (their names, as word processors show them: Word, LibreOffice) that are not
 # running text, here and in OpenDocument and RTF documents; so is a name that ends in "caption"
 # ("Table Caption", pandoc's "TableCaption").
@@ -31,17 +33,22 @@ def docx_paragraphs(data: bytes) -> list[str]:
     """The text of each paragraph of a .docx document's body that is not a heading, a title, a
     caption or a table of contents entry, on one line (empty ones left out)."""
     try:
-        import docx
         from docx.oxml.ns import qn
     except ImportError:
         from summarizer.text.documents import FORMATS_EXTRA
 
         raise UnreadableDocument(f"reading Word documents needs python-docx: {FORMATS_EXTRA}") from None
-    _check_archive(data)
+    old_binary = "an old binary Word document (.doc), not .docx: save it as .docx first"
+    package = open_package(data, "Word .docx document", BODY, old_binary)
+    body_xml, styles_xml = package.read(BODY), package.read(STYLES) if STYLES in package else None
     try:
-        document = docx.Document(io.BytesIO(data))
-        apart, hiding = _style_traits(document)
-        body = document.element.body
+        from docx.oxml.parser import parse_xml
+        from docx.styles.styles import Styles
+
+        body = parse_xml(body_xml).find(qn("w:body"))
+        if body is None:
+            raise ValueError(f"no body in {BODY}")
+        apart, hiding = _style_traits(Styles(parse_xml(styles_xml)) if styles_xml else [])
         paragraphs = [child for child in body.iterchildren(qn("w:p"), qn("w:sdt")) for child in _paragraphs(child, qn)]
         result = []
         for paragraph in paragraphs:
@@ -54,14 +61,6 @@ def docx_paragraphs(data: bytes) -> list[str]:
         return result
     except Exception as error:  # python-docx and lxml raise many types on damaged parts
         raise UnreadableDocument(f"not a readable Word document: {first_line(error)}") from None
-
-
-def _check_archive(data: bytes) -> None:
-    old_binary = "an old binary Word document (.doc), not .docx: save it as .docx first"
-    package = open_package(data, "Word .docx document", "word/document.xml", old_binary)
-    package.archive.close()
-    if package.sizes["word/document.xml"] > MAX_DOCUMENT_BYTES:
-        raise UnreadableDocument(f"unpacks to more than {MAX_DOCUMENT_BYTES / 1e6:g} MB of text")
 
 
 def _paragraphs(element: Any, qn: Any) -> list[Any]:
@@ -81,7 +80,7 @@ def apparatus_style(name: str) -> bool:
     return name.startswith(NOT_RUNNING) or name.endswith("caption")
 
 
-def _style_traits(document: Any) -> tuple[set[str], dict[str, bool]]:
+def _style_traits(styles: Any) -> tuple[set[str], dict[str, bool]]:
     """The styles that are an `apparatus_style`, and whether each style that says hides its text
     (`w:vanish`): by itself or by the styles it is based on, the nearest that says. Each style's
     own settings are read once, and each chain of base styles is walked once."""
@@ -91,7 +90,7 @@ def _style_traits(document: Any) -> tuple[set[str], dict[str, bool]]:
             style.font.hidden if hasattr(style, "font") else None,
             style.element.basedOn_val,
         )
-        for style in document.styles
+        for style in styles
     }
     traits: dict[str, tuple[bool, bool | None]] = {}
     for start in own:
