@@ -285,9 +285,7 @@ class Summarizer:
         keep_errors: bool,
     ) -> Iterator[Summary]:
         size = batch_size * CHUNK_BATCHES
-        prepared = (
-            self._prepare(chunk, i * size, format, keep_errors) for i, chunk in enumerate(_chunks(texts, size))
-        )
+        prepared = (self._prepare(chunk, i * size, format, keep_errors) for i, chunk in enumerate(_chunks(texts, size)))
         return self._summaries(prepared, batch_size, selection, progress)
 
     def _summarize_prepared(
@@ -395,15 +393,19 @@ class Summarizer:
         return batch.to(next(model.parameters()).device)
 
     def _score(self, sections: Sequence[Section]) -> list[list[float]]:
-        """Score of each scored sentence (in `features.sentence_indices` order), as one batch."""
+        """Score of each scored sentence (in `features.sentence_indices` order), as one batch.
+
+        In int8, whose activations are quantized with one scale per call, each section is a call
+        of its own: its scores, and so a document's summary, never depend on the documents it is
+        batched with (`summarize` and `summarize_batch`, any batch size, choose the same)."""
         scores: list[list[float]] = [[] for _ in sections]
         present = [i for i, section in enumerate(sections) if section.features.sentence_indices]
-        if not present:
-            return scores
         rows = _rows([sections[i] for i in present])
-        for i, section_scores in zip(
-            present, self.model.score_rows(rows, self.pad_token_id, self.max_windows_per_pass)
-        ):
+        alone = self.loaded_as is not None and self.loaded_as.precision == "int8"
+        calls = [[row] for row in rows] if alone else [rows] if rows else []
+        most = self.max_windows_per_pass
+        scored = [row for call in calls for row in self.model.score_rows(call, self.pad_token_id, most)]
+        for i, section_scores in zip(present, scored):
             scores[i] = section_scores
         return scores
 
