@@ -30,9 +30,8 @@ from summarizer.cli.arguments import UsageError, positive_int, selection_from
 from summarizer.cli.files import atomic_file, atomic_writer, checked, is_stream
 from summarizer.errors import InputError, first_line
 from summarizer.modeling.columns import output_columns, summary_columns
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.modeling.pipeline import LoadedAs, Summarizer
 from summarizer.modeling.selection import SelectionConfig
-from summarizer.resources import model_dir
 from summarizer.text.tables import file_rows
 
 TABLE_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
@@ -99,11 +98,13 @@ def run(args: argparse.Namespace, report: Callable[[str], None]) -> int:
     field = args.text_field or "text"
     selection = selection_from(args)
     summarizer = Summarizer.from_pretrained(
-        args.model, device=args.device, precision=args.precision
+        args.model, device=args.device, precision=args.precision, backend=args.backend
     )  # a bad model: one line
     if args.ray:
-        del summarizer  # each actor loads its own
-        batches = _on_ray(source, field, selection, args)
+        assert summarizer.loaded_as is not None  # loaded by from_pretrained
+        loaded_as = summarizer.loaded_as
+        del summarizer  # each actor loads its own, as this one was resolved
+        batches = _on_ray(source, field, selection, loaded_as, args)
     else:
         batches = _here(Path(source), field, selection, args.prefix, args.batch_size, summarizer)
     failed = False
@@ -158,9 +159,10 @@ def _here(
 
 
 def _on_ray(
-    source: str, field: str, selection: SelectionConfig, args: argparse.Namespace
+    source: str, field: str, selection: SelectionConfig, model: LoadedAs, args: argparse.Namespace
 ) -> Iterator[list[dict[str, Any]]]:
-    """The rows of `source` with their summary columns, summarized on Ray Data, in order."""
+    """The rows of `source` with their summary columns, summarized on Ray Data, in order, by
+    actors that load `model` with the backend and precision it was resolved to here."""
     if not args.debug:  # Ray Data's progress reports stay out of the command's stderr
         os.environ.setdefault("RAY_DATA_LOG_LEVEL", "CRITICAL")  # failures end as one line here
     try:
@@ -187,16 +189,17 @@ def _on_ray(
             dataset = ray.data.read_json(source, lines=suffix == ".jsonl", **reading)
         else:  # a Parquet file, or a directory of them
             dataset = ray.data.read_parquet(source, **reading)
-        model = str(model_dir(args.model).resolve())  # a name or a path; actors start in other directories
         actors = args.actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         options = {
             "text_field": field,
             "prefix": args.prefix,
-            "precision": args.precision,
-            "device": args.device,
+            "precision": model.precision,
+            "backend": model.backend,
+            "device": model.device,
             **asdict(selection),
         }
-        out = summarize_dataset(dataset, model, concurrency=actors, batch_size=args.batch_size, **options)
+        # model.model: a built-in model's name or an absolute path, as actors start in other directories
+        out = summarize_dataset(dataset, model.model, concurrency=actors, batch_size=args.batch_size, **options)
         for batch in out.iter_batches(batch_format="pyarrow"):
             assert not isinstance(batch, dict)  # a pyarrow Table, as asked
             yield batch.to_pylist()
