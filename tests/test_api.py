@@ -280,6 +280,7 @@ def test_a_very_long_document_is_scored_in_sections(summarizer):
     assert sorted(firsts) == [0, size, 2 * size]  # positions true to the document
     assert None not in summary.sentence_scores and len(summary.sentence_scores) == len(sentences)
     assert reports[-1] == (len(sentences), len(sentences)) and reports == sorted(reports)
+    assert len(reports) == 3  # one report a section: a long document shows progress as it is scored
 
 
 @pytest.mark.parametrize("precision", ["bf16", "int8"])

@@ -307,16 +307,20 @@ class Summarizer:
     ) -> Iterator[Summary]:
         selection = selection.for_model(self.trigram_blocking)
         done = total = 0
+
+        def scored(sentences: int) -> None:
+            nonlocal done
+            done += sentences
+            if progress is not None and sentences:
+                progress(done, total)
+
         for prepared in chunks:
             sections = [section for document in prepared for section in document.sections]
             total += sum(len(document.sentences) for document in prepared)
             scores: list[list[float]] = [[] for _ in sections]
             for group in length_batches([section.num_tokens for section in sections], batch_size):
-                for position, section_scores in zip(group, self._score([sections[i] for i in group])):
+                for position, section_scores in zip(group, self._score([sections[i] for i in group], scored)):
                     scores[position] = section_scores
-                if progress is not None:
-                    done += sum(sections[i].size for i in group)
-                    progress(done, total)
             in_order = iter(scores)  # sections are listed document by document
             for document in prepared:
                 yield _summary(document, [next(in_order) for _ in document.sections], selection, self.language)
@@ -392,21 +396,27 @@ class Summarizer:
         batch = collate(_rows(sections), self.pad_token_id, token_slots=model.pooling.needs_token_slots)
         return batch.to(next(model.parameters()).device)
 
-    def _score(self, sections: Sequence[Section]) -> list[list[float]]:
-        """Score of each scored sentence (in `features.sentence_indices` order), as one batch.
+    def _score(self, sections: Sequence[Section], scored: Callable[[int], None] | None = None) -> list[list[float]]:
+        """Score of each scored sentence (in `features.sentence_indices` order), as one batch,
+        but for a section of more than MAX_WINDOWS_PER_PASS windows (a long document's), scored
+        in a call of its own so that `scored(sentences)` hears of each call as it ends.
 
         In int8, whose activations are quantized with one scale per call, each section is a call
         of its own: its scores, and so a document's summary, never depend on the documents it is
         batched with (`summarize` and `summarize_batch`, any batch size, choose the same)."""
         scores: list[list[float]] = [[] for _ in sections]
         present = [i for i, section in enumerate(sections) if section.features.sentence_indices]
-        rows = _rows([sections[i] for i in present])
-        alone = self.loaded_as is not None and self.loaded_as.precision == "int8"
-        calls = [[row] for row in rows] if alone else [rows] if rows else []
-        most = self.max_windows_per_pass
-        scored = [row for call in calls for row in self.model.score_rows(call, self.pad_token_id, most)]
-        for i, section_scores in zip(present, scored):
-            scores[i] = section_scores
+        int8 = self.loaded_as is not None and self.loaded_as.precision == "int8"
+        alone = {i for i in present if int8 or len(sections[i].features.windows) > MAX_WINDOWS_PER_PASS}
+        together = [i for i in present if i not in alone]
+        for call in [[i] for i in sorted(alone)] + ([together] if together else []):
+            rows = _rows([sections[i] for i in call])
+            for i, row_scores in zip(call, self.model.score_rows(rows, self.pad_token_id, self.max_windows_per_pass)):
+                scores[i] = row_scores
+            if scored is not None:
+                scored(sum(sections[i].size for i in call))
+        if scored is not None:  # sections without a sentence to score
+            scored(sum(section.size for i, section in enumerate(sections) if i not in set(present)))
         return scores
 
 
