@@ -10,6 +10,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
+from typing import NoReturn
 
 from summarizer.errors import InputError, OutputError, first_line
 from summarizer.modeling.backends import BACKENDS
@@ -22,6 +23,18 @@ _ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 class UsageError(Exception):
     """Arguments that cannot work together."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An `ArgumentParser` whose usage errors are one line, `PROG: error: ...`, and a pointer to
+    `--help`, not the whole usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n{help_hint(self)}\n")
+
+
+def help_hint(parser: argparse.ArgumentParser) -> str:
+    return f"try '{parser.prog} --help'"
 
 
 class Terminated(BaseException):
@@ -149,8 +162,8 @@ def run_guarded(
         with _ending_signals_raise():
             return run()
     except UsageError as error:
-        parser.print_usage(sys.stderr)
         report(f"error: {error}")
+        print(help_hint(parser), file=sys.stderr)
         return 2
     except (InputError, OutputError) as error:
         if debug:

@@ -28,8 +28,10 @@ from typing import IO
 
 from tqdm import tqdm
 
+from summarizer import __version__
 from summarizer.cli import corpus
 from summarizer.cli.arguments import (
+    Parser,
     UsageError,
     add_debug_flag,
     add_model_arguments,
@@ -69,7 +71,7 @@ class Source:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG,
         description="Summarize text files by extracting their most important sentences.",
         epilog="Exit status: 0 all summarized, 1 some input or output failed, 2 usage or model error.",
@@ -97,8 +99,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=MAX_INPUT_MB,
         help=f"refuse an input larger than this many megabytes (default {MAX_INPUT_MB})",
     )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bar and no warnings (errors are still reported); the bar shows only on a terminal",
+    )
     corpus.add_arguments(parser)
     add_debug_flag(parser)
+    parser.add_argument("--version", action="version", version=f"{PROG} (bertsum) {__version__}")
     return parser
 
 
@@ -119,7 +128,9 @@ def _run(args: argparse.Namespace) -> int:
     summarizer = Summarizer.from_pretrained(
         args.model, device=args.device, precision=args.precision, backend=args.backend
     )
-    options = asdict(selection_from(args))
+    selection = selection_from(args)
+    options = asdict(selection)
+    warn = _ignore if args.quiet else _report
     # A progress bar on stderr, for a person at a terminal, once the work takes a few seconds:
     # files when there are several, else the sentences of the one document.
     several = len(sources) > 1
@@ -127,10 +138,10 @@ def _run(args: argparse.Namespace) -> int:
         total=len(sources) if several else None,
         unit="file" if several else "sentence",
         file=sys.stderr,
-        disable=not sys.stderr.isatty(),
+        disable=args.quiet or not sys.stderr.isatty(),
         delay=PROGRESS_DELAY,
     )
-    inputs = ReadableInputs(sources, args.max_input_mb * 1_000_000, args.input_format, progress.update)
+    inputs = ReadableInputs(sources, args.max_input_mb * 1_000_000, args.input_format, progress.update, warn)
 
     def sentences_scored(done: int, total: int) -> None:
         progress.total = total
@@ -145,7 +156,7 @@ def _run(args: argparse.Namespace) -> int:
         progress=None if several else sentences_scored,
         **options,
     )
-    results = ((source, summary) for summary, (source, _) in zip(summaries, for_output))
+    results = _warn_if_empty(((source, summary) for summary, (source, _) in zip(summaries, for_output)), warn, args)
     advance = progress.update if several else lambda: None
     try:
         if to_directory:
@@ -167,18 +178,43 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if failed or inputs.failed else 0
 
 
+def _warn_if_empty(
+    results: Iterator[tuple[Source, Summary]], warn: Callable[[str], None], args: argparse.Namespace
+) -> Iterator[tuple[Source, Summary]]:
+    """`results`, with a warning for each summary that came out empty (written all the same)."""
+    for source, summary in results:
+        if not summary.indices:
+            if not any(score is not None for score in summary.sentence_scores):
+                why = "no sentence is long enough to be scored"
+            elif args.max_words is not None:
+                why = f"every sentence is longer than --max-words {args.max_words}"
+            else:
+                why = "no sentence was chosen"
+            warn(f"{source.name}: the summary is empty: {why}")
+        yield source, summary
+
+
 class ReadableInputs:
     """The documents of `sources` that can be read, each with its source, in order. One that
-    cannot is reported on stderr, counted on the progress bar (`skipped`) and sets `failed`."""
+    cannot is reported on stderr, counted on the progress bar (`skipped`) and sets `failed`;
+    notes on what a document leaves out go to `warn`."""
 
-    def __init__(self, sources: list[Source], limit: int, input_format: str | None, skipped: Callable[[], object]):
+    def __init__(
+        self,
+        sources: list[Source],
+        limit: int,
+        input_format: str | None,
+        skipped: Callable[[], object],
+        warn: Callable[[str], None],
+    ):
         self.sources, self.limit, self.input_format, self.skipped = sources, limit, input_format, skipped
+        self.warn = warn
         self.failed = False
 
     def __iter__(self) -> Iterator[tuple[Source, Document]]:
         for source in self.sources:
             try:
-                document = read_source(source, self.limit, self.input_format)
+                document = read_source(source, self.limit, self.input_format, self.warn)
             except InputError as error:
                 _report(str(error))
                 self.skipped()
@@ -257,9 +293,15 @@ def _not_a_file(path: Path) -> str:
     return f"{kind}, not a regular file; pipe it to standard input (-) instead"
 
 
-def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_format: str | None = None) -> Document:
+def read_source(
+    source: Source,
+    limit: int = MAX_INPUT_MB * 1_000_000,
+    input_format: str | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Document:
     """The running text of `source` (at most `limit` bytes), read as `input_format` or the
-    format of its extension; an `InputError` naming it otherwise."""
+    format of its extension; an `InputError` naming it otherwise. What the document leaves out
+    is noted to `warn` (default: stderr)."""
     try:
         if source.path is None:
             data = sys.stdin.buffer.read(limit + 1)
@@ -275,7 +317,7 @@ def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_for
     format = input_format or ("text" if source.path is None else format_of(source.path))
     document = read_document(data, format, source.name, source.path)
     for note in document.left_out:  # the summary is of the rest, as LaTeX typesets the rest
-        _report(f"{source.name}: {note}")
+        (warn or _report)(f"{source.name}: {note}")
     if not document.paragraphs:
         blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
         raise InputError(
@@ -397,6 +439,10 @@ def _html_section(source: Source, summary: Summary) -> str:
         f"<section>\n<h2>{html.escape(source.name)}</h2>\n"
         f'<div class="summary">\n<h3>Summary</h3>\n<ol>\n{items}</ol>\n</div>\n{body}</section>\n'
     )
+
+
+def _ignore(message: str) -> None:
+    pass
 
 
 def _report(message: str) -> None:

@@ -141,7 +141,7 @@ def _check(selection: SelectionConfig) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = arguments.Parser(
         prog="python -m summarizer.evaluate",
         description="ROUGE-1/2/Lsum F1 (rouge-score, stemming) of a model, Lead, TextRank and the oracle, "
         "with 95% bootstrap intervals.",

@@ -38,7 +38,7 @@ from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
 import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])
-from summarizer.cli.arguments import add_debug_flag, run_guarded
+from summarizer.cli.arguments import Parser, add_debug_flag, run_guarded
 from summarizer.cli.files import new_file_mode
 from summarizer.errors import InputError, first_line
 from summarizer.modeling.configuration_bertsum import refuse_code
@@ -488,7 +488,7 @@ def describe(selection: SelectionConfig) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m summarizer.train",
         description="Fine-tune an extractive summarizer; settings come from --config and KEY=VALUE overrides.",
     )
