@@ -11,7 +11,6 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])
 from summarizer.cli import arguments
 from summarizer.modeling.pipeline import PreparedDocument, Summarizer, Summary
 from summarizer.modeling.selection import SelectionConfig
