@@ -21,6 +21,7 @@ import logging
 import os
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -56,7 +57,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--address", help="with --ray: the Ray cluster to join (default: start one on this machine)")
     group.add_argument(
-        "--actors", type=positive_int, help="with --ray: model copies, one CPU each (default: the cluster's CPUs)"
+        "--actors",
+        type=positive_int,
+        help="with --ray: model copies, one CPU each (default: the cluster's CPUs but one, which Ray Data's own "
+        "tasks need; a local cluster has one more logical CPU than this machine for them)",
     )
     group.add_argument(
         "--prefix", default="", help="prefix of the added column names (when the table already has a summary column)"
@@ -173,9 +177,19 @@ def _on_ray(
     from summarizer.ray import summarize_dataset
 
     logging.getLogger("ray").setLevel(logging.ERROR)
+    if not args.debug:  # advice on tuning a pipeline, not the command's business
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"ray\.")
     started = not ray.is_initialized()
     if started:
-        ray.init(address=args.address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+        # A local cluster gets one logical CPU more than the machine has: Ray Data's own tasks (listing a
+        # Parquet input's files) need one, and with actors on every CPU they would wait for ever.
+        ray.init(
+            address=args.address,
+            num_cpus=None if args.address else (os.cpu_count() or 1) + 1,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.ERROR,
+        )
     try:
         context = ray.data.DataContext.get_current()
         context.execution_options.preserve_order = True  # rows come back in the table's order
@@ -189,7 +203,7 @@ def _on_ray(
             dataset = ray.data.read_json(source, lines=suffix == ".jsonl", **reading)
         else:  # a Parquet file, or a directory of them
             dataset = ray.data.read_parquet(source, **reading)
-        actors = args.actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        actors = args.actors or max(1, int(ray.cluster_resources().get("CPU", 1)) - 1)
         options = {
             "text_field": field,
             "prefix": args.prefix,
