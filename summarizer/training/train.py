@@ -197,7 +197,8 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
     )
     trainer.fit(system, datamodule=datamodule, ckpt_path=resume_from)
 
-    timer = next((callback for callback in trainer.callbacks if isinstance(callback, Timer)), None)
+    callbacks = getattr(trainer, "callbacks", [])  # Lightning's own among them (a Timer for max_time)
+    timer = next((callback for callback in callbacks if isinstance(callback, Timer)), None)
     stopped = None
     if (
         timer is not None
