@@ -14,6 +14,7 @@ for each way, how many articles got the very indices of `summarize_batch`.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import itertools
 import json
 import os
@@ -50,7 +51,7 @@ def main() -> None:
     from summarizer import Summarizer
 
     summarizer = Summarizer.from_pretrained()
-    print(f"{summarizer!r}, torch importable: {not args.without_torch}")
+    print(f"{summarizer!r}, torch importable: {importlib.util.find_spec('torch') is not None}")
     for name, (path, field) in SOURCES.items():
         with path.open(encoding="utf-8") as lines:
             texts = [json.loads(line)[field] for line in itertools.islice(lines, args.limit)]
