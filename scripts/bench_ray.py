@@ -1,9 +1,10 @@
 """One machine's two ways past one process, side by side on the same CNN/DailyMail articles.
 
-The built-in model, fp32, 3 sentences, on the first `--limit` validation articles:
+The built-in model as `summarize` loads it (backend and precision "auto"), 3 sentences, on the
+first `--limit` validation articles:
 - `datasets.Dataset.map(num_proc=N)`: N processes of one thread, each loading the model once
-  (measured first: a process forked after torch has computed with threads can hang);
-- `summarize_batch` in one process with torch's default threads;
+  (a pickled `Summarizer` loads again where it is unpickled);
+- `summarize_batch` in one process with ONNX Runtime's default threads;
 - Ray Data (`summarizer.ray.summarize_dataset`) on a local cluster of N actors of one thread.
 Each is timed from its first document to its last summary, model loading in the workers
 included; the Ray cluster's own start is printed apart. Prints documents per second, their
@@ -25,7 +26,6 @@ from typing import Any
 
 import datasets
 import ray
-import torch
 
 from summarizer.modeling.pipeline import Summarizer
 from summarizer.ray import summarize_dataset
@@ -35,9 +35,8 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cnndm" / "vali
 
 @functools.cache
 def process_summarizer() -> Summarizer:
-    """One model per process, computing with one thread."""
-    torch.set_num_threads(1)
-    return Summarizer.from_pretrained(precision="fp32")  # as Ray's actors compute
+    """One model per process, computing with one thread, as Ray's actors of one CPU do."""
+    return Summarizer.from_pretrained(threads=1)
 
 
 def add_summaries(batch: dict[str, list[Any]]) -> dict[str, list[Any]]:
@@ -61,7 +60,7 @@ def main() -> None:
     results["datasets"] = list(zip(mapped["summary"], mapped["indices"]))
     seconds["datasets"] = time.perf_counter() - start
 
-    summarizer = Summarizer.from_pretrained(precision="fp32")
+    summarizer = Summarizer.from_pretrained()
     start = time.perf_counter()
     results["one"] = [(str(s), s.indices) for s in summarizer.summarize_batch(texts, 16, k=3)]
     seconds["one"] = time.perf_counter() - start
@@ -81,12 +80,9 @@ def main() -> None:
     in_order = [row["id"] for row in out] == list(range(len(rows)))
     results["ray"] = [(row["summary"], list(row["indices"])) for row in out]
 
-    print(
-        f"CPU capability: {torch.backends.cpu.get_cpu_capability()}, {os.cpu_count()} CPUs, {len(texts)} CNN/DailyMail "
-        "validation articles, built-in model, fp32, 3 sentences"
-    )
+    print(f"{summarizer!r}, {os.cpu_count()} CPUs, {len(texts)} CNN/DailyMail validation articles, 3 sentences")
     names = {
-        "one": f"summarize_batch, one process of {torch.get_num_threads()} threads",
+        "one": "summarize_batch, one process of ONNX Runtime's default threads",
         "datasets": f"datasets.Dataset.map, {args.workers} processes of 1 thread",
         "ray": f"Ray Data, {args.workers} actors of 1 thread (local cluster start, {cluster_start:.1f} s, not counted)",
     }

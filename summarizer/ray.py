@@ -1,4 +1,5 @@
-"""Summaries of a Ray Data dataset of any size: `pip install 'bertsum[ray]'`.
+"""Summaries of a Ray Data dataset of any size: `pip install 'bertsum[ray]'` (Ray Data beside the
+inference install: ONNX Runtime, no torch).
 
     import ray
     from summarizer.ray import Summarize
@@ -10,8 +11,11 @@
 `Summarize` loads the model once per actor and adds the columns `summary`, `indices`,
 `scores` and `error` beside the input columns (names prefixed with `prefix` when given). A row
 whose text is missing, empty or not text keeps its place: its `error` says why and its summary
-columns are null. Each actor computes with as many threads as the CPUs Ray gave it (`num_cpus`,
-one by default), so that actors sharing a machine do not fight over its cores.
+columns are null. Each actor loads the model as `Summarizer.from_pretrained` and the `summarize`
+command do (backend and precision "auto" unless given: ONNX Runtime where the model has its
+graph), so that every way gives the same summaries, and computes with as many threads as the
+CPUs Ray gave it (`num_cpus`, one by default), so that actors sharing a machine do not fight
+over its cores.
 `summarize_dataset` is the same call with these defaults filled in; `summarize TABLE --ray`
 (`summarizer.cli.corpus`) uses it. Ray is imported only when one of them is used.
 """
@@ -20,8 +24,6 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import torch
 
 from summarizer.modeling.columns import output_columns, summary_columns
 from summarizer.modeling.pipeline import CHUNK_BATCHES, Summarizer
@@ -38,8 +40,9 @@ class Summarize:
     dict of NumPy arrays). `model`: an exported model directory readable on every node (default:
     `$BERTSUM_MODEL_DIR`, else the built-in news model, which ships in the package).
     `batch_size` documents go through the encoder at once; the selection options are those of
-    `Summarizer.summarize_batch`. `threads`: torch threads of this actor (default: the CPUs Ray
-    assigned to it, at least one).
+    `Summarizer.summarize_batch`; `device`, `precision` and `backend` those of
+    `Summarizer.from_pretrained`. `threads`: this actor's threads (default: the CPUs Ray assigned
+    to it, at least one).
     """
 
     def __init__(
@@ -55,13 +58,14 @@ class Summarize:
         order: str = "document",
         batch_size: int = 16,
         device: str = "cpu",
-        precision: str = "fp32",
+        precision: str = "auto",
+        backend: str = "auto",
         threads: int | None = None,
     ) -> None:
         self.selection = SelectionConfig(k, ratio, max_words, trigram_blocking, order)  # checked before the model loads
-        torch.set_num_threads(threads if threads is not None else assigned_cpus())
-        # torch, whose threads are set above (ONNX Runtime would take one thread per core in each actor)
-        self.summarizer = Summarizer.from_pretrained(model, device=device, precision=precision, backend="torch")
+        self.summarizer = Summarizer.from_pretrained(
+            model, device, precision, backend, threads if threads is not None else assigned_cpus()
+        )
         self.text_field = text_field
         self.prefix = prefix
         self.batch_size = batch_size
@@ -88,7 +92,7 @@ def summarize_dataset(
 ) -> ray.data.Dataset:
     """`dataset` with summary columns: `concurrency` actors of `num_cpus` CPUs each, each reading
     `batch_size * CHUNK_BATCHES` rows a call so that documents of similar length batch together.
-    `options` go to `Summarize` (text_field, prefix, k, ratio, precision, ...)."""
+    `options` go to `Summarize` (text_field, prefix, k, ratio, precision, backend, ...)."""
     import ray.data
 
     return dataset.map_batches(

@@ -214,11 +214,23 @@ def model_dir(model: str | os.PathLike[str] | None = None) -> Path:
     """The directory of `model`: a built-in model by name (text such as "news-accurate"; write
     "./news" for a directory of that name), else a model directory. None: `$BERTSUM_MODEL_DIR`
     (a name or a directory) if set, else the built-in `news` model."""
-    if model is None:
-        model = os.environ.get("BERTSUM_MODEL_DIR") or BUILTIN_MODELS[0]
+    model = _or_default(model)
     if isinstance(model, str) and model in BUILTIN_MODELS:
         return builtin_model_dir(model)
     return Path(model).expanduser()
+
+
+def model_source(model: str | os.PathLike[str] | None = None) -> str:
+    """`model` (as `model_dir` takes it) named so that it loads the same from any directory or
+    process: a built-in model's name, else its directory's absolute path."""
+    model = _or_default(model)
+    if isinstance(model, str) and model in BUILTIN_MODELS:
+        return model
+    return str(Path(model).expanduser().resolve())
+
+
+def _or_default(model: str | os.PathLike[str] | None) -> str | os.PathLike[str]:
+    return model if model is not None else os.environ.get("BERTSUM_MODEL_DIR") or BUILTIN_MODELS[0]
 
 
 def read_json(path: Path) -> dict[str, Any]:

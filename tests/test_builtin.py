@@ -119,7 +119,7 @@ def test_compact_weights_that_do_not_fit_are_refused(tmp_path: Path, change: str
 def test_the_builtin_model_is_small_and_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BERTSUM_MODEL_DIR", raising=False)
     files = list(builtin_model_dir().iterdir())
-    assert sorted(p.name for p in files) == [CONFIG_FILE, INT8_GRAPH_FILE, GRAPH_FILE, WEIGHTS_FILE]
+    assert sorted(p.name for p in files) == ["README.md", CONFIG_FILE, INT8_GRAPH_FILE, GRAPH_FILE, WEIGHTS_FILE]
     assert sum(p.stat().st_size for p in files) <= 10 * 1024 * 1024
     summarizer = Summarizer.from_pretrained()
     assert isinstance(summarizer.model, OnnxModel)  # on the CPU, with its graphs
@@ -147,3 +147,23 @@ def test_the_builtin_model_loads_in_another_dtype_through_the_auto_class() -> No
 
     model = AutoModel.from_pretrained(str(builtin_model_dir()), dtype="bfloat16")
     assert isinstance(model, BertSumModel) and {p.dtype for p in model.parameters()} == {torch.bfloat16}
+
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL_CARDS = [
+    ROOT / "summarizer" / "builtin" / "news" / "README.md",
+    ROOT / "models" / "news-accurate" / "bertsum_news_accurate" / "model" / "README.md",
+]
+
+
+@pytest.mark.parametrize("card", MODEL_CARDS, ids=["news", "news-accurate"])
+def test_each_builtin_model_has_a_model_card_with_the_hubs_front_matter(card: Path) -> None:
+    yaml = pytest.importorskip("yaml")
+    _, front, body = card.read_text(encoding="utf-8").split("---\n", 2)
+    settings = yaml.safe_load(front)
+    assert settings["language"] == ["en"] and settings["license"] == "apache-2.0"
+    assert "cnn_dailymail" in settings["datasets"] and settings["metrics"] == ["rouge"]
+    for section in ("## Results", "## Speed and size", "## Limits", "python -m summarizer.evaluate"):
+        assert section in body
+    package_data = (ROOT / "pyproject.toml").read_text() + (ROOT / "models/news-accurate/pyproject.toml").read_text()
+    assert '"builtin/news/*"' in package_data and '"model/*"' in package_data  # the cards ship with the weights

@@ -225,10 +225,11 @@ def test_model_problems(corpus, tmp_path, monkeypatch, capsys):
         ["-", "-"],
     ],
 )
-def test_usage_errors_exit_2(run, args):
-    code, _, err = run(*args)
-    assert code == 2
-    assert "usage:" in err and "Traceback" not in err
+def test_usage_errors_exit_2_with_one_line_and_a_pointer_to_help(run, args):
+    code, out, err = run(*args)
+    assert code == 2 and out == ""
+    message, hint = err.splitlines()
+    assert message.startswith("summarize: error: ") and hint == "try 'summarize --help'"
 
 
 def test_outputs_never_overwrite_inputs(run, corpus):
@@ -272,7 +273,7 @@ def test_errors_end_with_one_line_and_an_exit_status(error, status, message, tmp
         monkeypatch.setattr(sys, "stdout", stdout)  # a closed pipe points stdout at /dev/null
         assert run_guarded(build_parser(), fail, reported.append) == status
     assert reported == ([message] if message else [])
-    assert ("usage:" in capsys.readouterr().err) == isinstance(error, UsageError)
+    assert capsys.readouterr().err == ("try 'summarize --help'\n" if isinstance(error, UsageError) else "")
 
 
 def test_files_are_read_by_their_format(run, tmp_path):
@@ -385,3 +386,67 @@ def test_html_output_puts_the_summary_above_the_paragraphs(run, tmp_path):
     summary, document = out.split('<div class="summary">')[1].split("</div>")
     assert summary.count("<li>") == 2
     assert document.count("<p>") == 2 and document.count("<mark") == 2
+
+
+def test_version(capsys):
+    from summarizer import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr() == (f"summarize (bertsum) {__version__}\n", "")
+
+
+def test_an_empty_summary_is_written_with_a_warning_unless_quiet(run, tmp_path):
+    (tmp_path / "one.txt").write_text(ARTICLE)
+    code, out, err = run(tmp_path / "one.txt", "--max-words", "5", "--format", "jsonl")
+    assert code == 0 and json.loads(out)["indices"] == []
+    assert (
+        err == f"summarize: {tmp_path / 'one.txt'}: the summary is empty: every sentence is longer than --max-words 5\n"
+    )
+    assert run(tmp_path / "one.txt", "--max-words", "5", "--quiet")[1:] == ("", "")
+
+
+def on_a_terminal(*args: str) -> tuple[int, str, str]:
+    """The command's exit status, stdout (a pipe) and what it wrote to stderr, a terminal (a
+    pty); its progress bar shows at once."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    code = "import sys, summarizer.cli.command as c; c.PROGRESS_DELAY = 0; raise SystemExit(c.main(sys.argv[1:]))"
+    terminal, stderr = pty.openpty()
+    fcntl.ioctl(stderr, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 24 rows of 100 columns
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr
+    )
+    os.close(stderr)
+    shown = b""
+    while True:
+        try:
+            data = os.read(terminal, 4096)
+        except OSError:  # EIO: the command has closed its side
+            break
+        if not data:
+            break
+        shown += data
+    assert process.stdout is not None
+    out = process.stdout.read().decode()
+    os.close(terminal)
+    return process.wait(timeout=120), out, shown.decode()
+
+
+@pytest.mark.slow
+def test_progress_shows_on_a_terminal_and_never_in_a_pipe_or_when_quiet(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i, text in enumerate([ARTICLE, OTHER, ARTICLE.upper()]):
+        (folder / f"{i}.txt").write_text(text)
+    status, out, shown = on_a_terminal(str(folder))
+    assert status == 0 and out.count("==> ") == 3
+    assert "3/3" in shown and "file" in shown  # files done of all
+    status, out, shown = on_a_terminal(str(folder / "0.txt"))
+    assert status == 0 and "5/5" in shown and "sentence" in shown  # one document: its sentences scored
+    assert on_a_terminal(str(folder), "--quiet")[2] == ""
+    code = "import sys, summarizer.cli.command as c; c.PROGRESS_DELAY = 0; raise SystemExit(c.main(sys.argv[1:]))"
+    piped = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, timeout=120)
+    assert (piped.returncode, piped.stderr) == (0, "")

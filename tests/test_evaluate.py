@@ -140,7 +140,10 @@ def test_bad_model_or_data_exit_2(tiny_model_dir, data_file, tmp_path, capsys):
 def test_aclsum_needs_a_split(tmp_path, capsys):
     assert main(["--model", str(tmp_path / "absent"), "--data", "aclsum"]) == 2
     err = capsys.readouterr().err
-    assert "usage:" in err and "--data aclsum needs --split" in err
+    assert err.splitlines() == [
+        "evaluate: error: --data aclsum needs --split (train, validation or test)",
+        "try 'python -m summarizer.evaluate --help'",
+    ]
     assert "no such model directory" not in err  # refused before anything is loaded
 
 

@@ -229,8 +229,8 @@ def test_bad_input_ends_with_one_line(build, status, message, box, capfd, monkey
     out, err = capfd.readouterr()
     lines = err.strip().splitlines()
     assert "Traceback" not in err
-    if status == 2 and lines and lines[0].startswith("usage:"):
-        lines = [line for line in lines if "error:" in line]  # usage errors: the usage, then the error
+    if status == 2 and lines and lines[-1].startswith("try '"):
+        lines = lines[:-1]  # usage errors: the error, then where to find the usage
     assert len(lines) == 1, err
     assert message.format(box=box) in lines[0]
     assert out == ""

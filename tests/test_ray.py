@@ -45,24 +45,34 @@ def test_actors_add_summary_columns_beside_the_input_in_order(cluster: None, tin
     assert [row["id"] for row in out] == list(range(len(TEXTS)))
     assert [row["text"] for row in out] == TEXTS
     good = [0, 1, 4, 5]
-    expected = Summarizer.from_pretrained(tiny_model_dir, precision="fp32").summarize_batch(
-        [TEXTS[i] for i in good], k=2
-    )
+    expected = Summarizer.from_pretrained(tiny_model_dir).summarize_batch([TEXTS[i] for i in good], k=2)
     for i, summary in zip(good, expected):
         assert (out[i]["summary"], list(out[i]["indices"]), out[i]["error"]) == (str(summary), summary.indices, None)
         assert list(out[i]["scores"]) == pytest.approx(summary.scores, abs=1e-5)
     assert [(out[i]["summary"], out[i]["error"]) for i in (2, 3)] == [(None, "empty text"), (None, "no text (null)")]
 
 
-def test_each_actor_computes_with_the_cpus_ray_gave_it(cluster: None, tiny_model_dir: Path) -> None:
+def test_each_actor_loads_the_model_as_the_command_does_with_the_cpus_ray_gave_it(
+    cluster: None, tiny_model_dir: Path
+) -> None:
     @ray.remote
-    def threads() -> int:
+    def onnx_actor() -> tuple[str, int]:
+        summarizer = Summarize().summarizer
+        return repr(summarizer), summarizer.model.session.get_session_options().intra_op_num_threads
+
+    @ray.remote
+    def torch_actor(model: str) -> int:
         import torch
 
-        Summarize(str(tiny_model_dir))
+        Summarize(model)
         return torch.get_num_threads()
 
-    assert ray.get([threads.options(num_cpus=1).remote(), threads.options(num_cpus=2).remote()]) == [1, 2]
+    here = repr(Summarizer.from_pretrained())  # the built-in model, as `summarize` resolves it on this machine
+    assert ray.get([onnx_actor.options(num_cpus=n).remote() for n in (1, 2)]) == [
+        (here.replace("threads=None", f"threads={n}"), n) for n in (1, 2)
+    ]
+    # A model without a graph runs on torch, with as many threads
+    assert ray.get([torch_actor.options(num_cpus=n).remote(str(tiny_model_dir)) for n in (1, 2)]) == [1, 2]
 
 
 def test_summarize_dataset_reads_and_writes_parquet(cluster: None, tiny_model_dir: Path, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import random
+import re
 import stat
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 import pytorch_lightning as pl
 import torch
-from pytorch_lightning.callbacks import Callback
+from pytorch_lightning.callbacks import Callback, Timer
 from pytorch_lightning.strategies import DDPStrategy
 from safetensors.torch import load_file
 
@@ -31,7 +32,7 @@ from summarizer.training.data import load_documents
 from summarizer.training.evaluate import evaluate
 from summarizer.training.settings import ConfigError, TrainConfig, load_config
 from summarizer.training.teacher import teacher_precision
-from summarizer.training.train import AveragedWeights, TrainResult, build_trainer, export_model, main, train
+from summarizer.training.train import AveragedWeights, TrainResult, build_trainer, export_model, main, report, train
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "configs" / "tiny.yaml"
@@ -594,3 +595,31 @@ def test_the_test_split_is_built_as_the_trained_model_reads_documents(
         assert DocumentFeatures.from_columns(row) == summarizer.builder(row["sentences"])
     assert max(map(len, test["sentence_indices"])) > 2
     assert max(map(len, datamodule.datasets["validation"]["sentence_indices"])) == 2  # training's own settings
+
+
+def test_a_run_cut_short_by_its_time_limit_says_so_in_one_line(
+    tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path
+) -> None:
+    class TimeIsUpAfterOneEpoch(Callback):
+        def on_train_epoch_end(self, trainer: pl.Trainer, module: pl.LightningModule) -> None:
+            next(c for c in trainer.callbacks if isinstance(c, Timer))._duration = 0.0
+
+    limit = ("trainer.max_epochs=3", "trainer.max_time={hours: 1}")
+    config = tiny_config(tiny_encoder_dir, synthetic, tmp_path / "one", *limit)
+    result = train(config, callbacks=[TimeIsUpAfterOneEpoch()])
+    assert re.fullmatch(
+        r"Training stopped at its time limit \(trainer.max_time \{'hours': 1\}\) after 1\.\d of 3 epochs: "
+        "the model is that of a shorter run",
+        result.cut_short or "",
+    )
+    assert report(result, config).splitlines()[0] == result.cut_short
+    config = tiny_config(
+        tiny_encoder_dir, synthetic, tmp_path / "none", "trainer.max_epochs=3", "trainer.max_time={seconds: 0}"
+    )
+    with pytest.raises(InputError) as stopped:
+        train(config)
+    assert re.fullmatch(
+        r"Training stopped at its time limit \(trainer.max_time \{'seconds': 0\}\) after 0\.\d of 3 epochs "
+        "before its first checkpoint: nothing to export",
+        str(stopped.value),
+    )

@@ -12,7 +12,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
-from typing import IO
+from typing import IO, NoReturn
 
 from summarizer.cli.files import remove_temporary_files
 from summarizer.errors import InputError, OutputError, first_line
@@ -30,6 +30,18 @@ _UNWIND_MARGIN = 0.5
 
 class UsageError(Exception):
     """Arguments that cannot work together."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An `ArgumentParser` whose usage errors are one line, `PROG: error: ...`, and a pointer to
+    `--help`, not the whole usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n{help_hint(self)}\n")
+
+
+def help_hint(parser: argparse.ArgumentParser) -> str:
+    return f"try '{parser.prog} --help'"
 
 
 class Terminated(BaseException):
@@ -166,8 +178,8 @@ def run_guarded(
         with _ending_signals_raise(stop_within, lambda how: f"{parser.prog}: {_stopped(how, done())}\n"):
             return run()
     except UsageError as error:
-        parser.print_usage(sys.stderr)
         report(f"error: {error}")
+        print(help_hint(parser), file=sys.stderr)
         return 2
     except (InputError, OutputError) as error:
         if debug:

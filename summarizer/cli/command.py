@@ -31,8 +31,10 @@ from typing import IO
 
 from tqdm import tqdm
 
+from summarizer import __version__
 from summarizer.cli import corpus
 from summarizer.cli.arguments import (
+    Parser,
     UsageError,
     add_debug_flag,
     add_model_arguments,
@@ -80,7 +82,7 @@ class Source:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG,
         description="Summarize text files by extracting their most important sentences.",
         epilog="Exit status: 0 all summarized, 1 some input or output failed, 2 usage or model error. "
@@ -114,8 +116,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         help="skip (and report) a document that takes longer than this many seconds to read (default: no limit)",
     )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bar and no warnings (errors are still reported); the bar shows only on a terminal",
+    )
     corpus.add_arguments(parser)
     add_debug_flag(parser)
+    parser.add_argument("--version", action="version", version=f"{PROG} (bertsum) {__version__}")
     return parser
 
 
@@ -154,7 +163,9 @@ def _run(args: argparse.Namespace, tally: Tally) -> int:
     summarizer = Summarizer.from_pretrained(
         args.model, device=args.device, precision=args.precision, backend=args.backend
     )
-    options = asdict(selection_from(args))
+    selection = selection_from(args)
+    options = asdict(selection)
+    warn = _ignore if args.quiet else _report
     # A progress bar on stderr, for a person at a terminal, once the work takes a few seconds:
     # files when there are several, else the sentences of the one document.
     several = len(sources) > 1
@@ -162,11 +173,11 @@ def _run(args: argparse.Namespace, tally: Tally) -> int:
         total=len(sources) if several else None,
         unit="file" if several else "sentence",
         file=sys.stderr,
-        disable=not sys.stderr.isatty(),
+        disable=args.quiet or not sys.stderr.isatty(),
         delay=PROGRESS_DELAY,
     )
     inputs = ReadableInputs(
-        sources, args.max_input_mb * 1_000_000, args.input_format, progress.update, args.max_seconds
+        sources, args.max_input_mb * 1_000_000, args.input_format, progress.update, warn, args.max_seconds
     )
 
     def sentences_scored(done: int, total: int) -> None:
@@ -182,7 +193,8 @@ def _run(args: argparse.Namespace, tally: Tally) -> int:
         progress=None if several else sentences_scored,
         **options,
     )
-    results = _counted(((source, summary) for summary, (source, _) in zip(summaries, for_output)), tally)
+    summaries_out = ((source, summary) for summary, (source, _) in zip(summaries, for_output))
+    results = _counted(_warn_if_empty(summaries_out, warn, args), tally)
     advance = progress.update if several else lambda: None
     try:
         if to_directory:
@@ -210,10 +222,26 @@ def _counted(results: Iterator[tuple[Source, Summary]], tally: Tally) -> Iterato
         tally.summarized += 1  # once its output is written
 
 
+def _warn_if_empty(
+    results: Iterator[tuple[Source, Summary]], warn: Callable[[str], None], args: argparse.Namespace
+) -> Iterator[tuple[Source, Summary]]:
+    """`results`, with a warning for each summary that came out empty (written all the same)."""
+    for source, summary in results:
+        if not summary.indices:
+            if not any(score is not None for score in summary.sentence_scores):
+                why = "no sentence is long enough to be scored"
+            elif args.max_words is not None:
+                why = f"every sentence is longer than --max-words {args.max_words}"
+            else:
+                why = "no sentence was chosen"
+            warn(f"{source.shown}: the summary is empty: {why}")
+        yield source, summary
+
+
 class ReadableInputs:
     """The documents of `sources` that can be read (each within `seconds`, if given), each with
     its source, in order. One that cannot is reported on stderr, counted on the progress bar
-    (`skipped`) and sets `failed`."""
+    (`skipped`) and sets `failed`; notes on what a document leaves out go to `warn`."""
 
     def __init__(
         self,
@@ -221,17 +249,18 @@ class ReadableInputs:
         limit: int,
         input_format: str | None,
         skipped: Callable[[], object],
+        warn: Callable[[str], None],
         seconds: int | None = None,
     ):
         self.sources, self.limit, self.input_format, self.skipped = sources, limit, input_format, skipped
-        self.seconds = seconds
+        self.warn, self.seconds = warn, seconds
         self.failed = False
 
     def __iter__(self) -> Iterator[tuple[Source, Document]]:
         for source in self.sources:
             try:
                 with time_limit(self.seconds):
-                    document = read_source(source, self.limit, self.input_format)
+                    document = read_source(source, self.limit, self.input_format, self.warn)
             except (InputError, TimeLimit) as error:
                 _report(str(error) if isinstance(error, InputError) else f"{source.shown}: {error}")
                 self.skipped()
@@ -335,9 +364,15 @@ def _not_a_file(path: Path) -> str:
     return f"{kind}, not a regular file; pipe it to standard input (-) instead"
 
 
-def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_format: str | None = None) -> Document:
+def read_source(
+    source: Source,
+    limit: int = MAX_INPUT_MB * 1_000_000,
+    input_format: str | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Document:
     """The running text of `source` (at most `limit` bytes), read as `input_format` or the
-    format of its extension; an `InputError` naming it otherwise."""
+    format of its extension; an `InputError` naming it otherwise. What the document leaves out
+    is noted to `warn` (default: stderr)."""
     try:
         if source.path is None:
             data = sys.stdin.buffer.read(limit + 1)
@@ -358,7 +393,7 @@ def read_source(source: Source, limit: int = MAX_INPUT_MB * 1_000_000, input_for
             "(raise it with --max-input-mb)"
         )
     for note in document.left_out:  # the summary is of the rest, as LaTeX typesets the rest
-        _report(f"{source.shown}: {note}")
+        (warn or _report)(f"{source.shown}: {note}")
     if not document.paragraphs:
         blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
         raise InputError(
@@ -480,6 +515,10 @@ def _html_section(source: Source, summary: Summary) -> str:
         f"<section>\n<h2>{html.escape(source.name)}</h2>\n"
         f'<div class="summary">\n<h3>Summary</h3>\n<ol>\n{items}</ol>\n</div>\n{body}</section>\n'
     )
+
+
+def _ignore(message: str) -> None:
+    pass
 
 
 def _report(message: str) -> None:

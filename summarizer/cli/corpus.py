@@ -21,6 +21,7 @@ import logging
 import os
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -30,9 +31,8 @@ from summarizer.cli.arguments import UsageError, positive_int, selection_from
 from summarizer.cli.files import atomic_file, atomic_writer, checked, is_stream
 from summarizer.errors import InputError, first_line, quoted
 from summarizer.modeling.columns import output_columns, summary_columns
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.modeling.pipeline import LoadedAs, Summarizer
 from summarizer.modeling.selection import SelectionConfig
-from summarizer.resources import model_dir
 from summarizer.text.tables import file_rows
 
 TABLE_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
@@ -57,7 +57,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--address", help="with --ray: the Ray cluster to join (default: start one on this machine)")
     group.add_argument(
-        "--actors", type=positive_int, help="with --ray: model copies, one CPU each (default: the cluster's CPUs)"
+        "--actors",
+        type=positive_int,
+        help="with --ray: model copies, one CPU each (default: the cluster's CPUs but one, which Ray Data's own "
+        "tasks need; a local cluster has one more logical CPU than this machine for them)",
     )
     group.add_argument(
         "--prefix", default="", help="prefix of the added column names (when the table already has a summary column)"
@@ -100,11 +103,13 @@ def run(args: argparse.Namespace, report: Callable[[str], None]) -> int:
     field = args.text_field or "text"
     selection = selection_from(args)
     summarizer = Summarizer.from_pretrained(
-        args.model, device=args.device, precision=args.precision
+        args.model, device=args.device, precision=args.precision, backend=args.backend
     )  # a bad model: one line
     if args.ray:
-        del summarizer  # each actor loads its own
-        batches = _on_ray(source, field, selection, args)
+        assert summarizer.loaded_as is not None  # loaded by from_pretrained
+        loaded_as = summarizer.loaded_as
+        del summarizer  # each actor loads its own, as this one was resolved
+        batches = _on_ray(source, field, selection, loaded_as, args)
     else:
         batches = _here(Path(source), field, selection, args.prefix, args.batch_size, summarizer)
     failed = False
@@ -158,9 +163,10 @@ def _here(
 
 
 def _on_ray(
-    source: str, field: str, selection: SelectionConfig, args: argparse.Namespace
+    source: str, field: str, selection: SelectionConfig, model: LoadedAs, args: argparse.Namespace
 ) -> Iterator[list[dict[str, Any]]]:
-    """The rows of `source` with their summary columns, summarized on Ray Data, in order."""
+    """The rows of `source` with their summary columns, summarized on Ray Data, in order, by
+    actors that load `model` with the backend and precision it was resolved to here."""
     if not args.debug:  # Ray Data's progress reports stay out of the command's stderr
         os.environ.setdefault("RAY_DATA_LOG_LEVEL", "CRITICAL")  # failures end as one line here
     try:
@@ -171,9 +177,19 @@ def _on_ray(
     from summarizer.ray import summarize_dataset
 
     logging.getLogger("ray").setLevel(logging.ERROR)
+    if not args.debug:  # advice on tuning a pipeline, not the command's business
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"ray\.")
     started = not ray.is_initialized()
     if started:
-        ray.init(address=args.address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+        # A local cluster gets one logical CPU more than the machine has: Ray Data's own tasks (listing a
+        # Parquet input's files) need one, and with actors on every CPU they would wait for ever.
+        ray.init(
+            address=args.address,
+            num_cpus=None if args.address else (os.cpu_count() or 1) + 1,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.ERROR,
+        )
     try:
         context = ray.data.DataContext.get_current()
         context.execution_options.preserve_order = True  # rows come back in the table's order
@@ -187,16 +203,17 @@ def _on_ray(
             dataset = ray.data.read_json(source, lines=suffix == ".jsonl", **reading)
         else:  # a Parquet file, or a directory of them
             dataset = ray.data.read_parquet(source, **reading)
-        model = str(model_dir(args.model).resolve())  # a name or a path; actors start in other directories
-        actors = args.actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        actors = args.actors or max(1, int(ray.cluster_resources().get("CPU", 1)) - 1)
         options = {
             "text_field": field,
             "prefix": args.prefix,
-            "precision": args.precision,
-            "device": args.device,
+            "precision": model.precision,
+            "backend": model.backend,
+            "device": model.device,
             **asdict(selection),
         }
-        out = summarize_dataset(dataset, model, concurrency=actors, batch_size=args.batch_size, **options)
+        # model.model: a built-in model's name or an absolute path, as actors start in other directories
+        out = summarize_dataset(dataset, model.model, concurrency=actors, batch_size=args.batch_size, **options)
         for batch in out.iter_batches(batch_format="pyarrow"):
             assert not isinstance(batch, dict)  # a pyarrow Table, as asked
             yield batch.to_pylist()

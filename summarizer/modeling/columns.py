@@ -29,27 +29,14 @@ def output_columns(prefix: str, existing: Iterable[str]) -> list[str]:
 def summary_columns(
     summarizer: Summarizer, texts: Sequence[Any], batch_size: int, selection: SelectionConfig
 ) -> Columns:
-    """Summaries, indices, scores and errors of `texts` (one row's value each), in their order."""
-    errors = [row_error(text) for text in texts]
-    good = [text if isinstance(text, str) else list(text) for text, error in zip(texts, errors) if error is None]
-    done = iter(summarizer.summarize_batch(good, batch_size, **asdict(selection)))
-    summaries = [next(done) if error is None else None for error in errors]
+    """Summaries, indices, scores and errors of `texts` (one row's value each), in their order:
+    `summarize_batch(errors="keep")`, so a row that cannot be summarized has its error."""
+    lists = [text.tolist() if hasattr(text, "tolist") else text for text in texts]  # NumPy arrays of sentences
+    summaries = list(summarizer.summarize_batch(lists, batch_size, **asdict(selection), errors="keep"))
+    good = [s.error is None for s in summaries]
     return (
-        [None if s is None else str(s) for s in summaries],
-        [None if s is None else s.indices for s in summaries],
-        [None if s is None else s.scores for s in summaries],
-        errors,
+        [str(s) if ok else None for s, ok in zip(summaries, good)],
+        [s.indices if ok else None for s, ok in zip(summaries, good)],
+        [s.scores if ok else None for s, ok in zip(summaries, good)],
+        [s.error for s in summaries],
     )
-
-
-def row_error(text: Any) -> str | None:
-    """Why `text` (one row's value) cannot be summarized, or None when it can."""
-    if text is None:
-        return "no text (null)"
-    if isinstance(text, str):
-        return None if text.strip() else "empty text"
-    if hasattr(text, "tolist"):  # a list of sentences as a NumPy array
-        text = text.tolist()
-    if isinstance(text, list) and text and all(isinstance(s, str) for s in text):
-        return None if any(s.strip() for s in text) else "empty text"
-    return f"expected text or a list of sentences, got {type(text).__name__}"

@@ -26,7 +26,7 @@ import onnx
 import torch
 from torch import nn
 
-from summarizer.cli.arguments import add_debug_flag, run_command
+from summarizer.cli.arguments import Parser, add_debug_flag, run_command
 from summarizer.modeling.arrays import collate_arrays
 from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE, INT8_SCALE_SUFFIX
 from summarizer.modeling.batch import Batch
@@ -411,9 +411,7 @@ def _drop_unused(graph: onnx.GraphProto) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m summarizer.modeling.onnx_export", description=__doc__.splitlines()[0]
-    )
+    parser = Parser(prog="python -m summarizer.modeling.onnx_export", description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="a bertsum model directory")
     add_debug_flag(parser)
 

@@ -8,6 +8,7 @@ serve several threads at once.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from summarizer.modeling.backends import check_backend, resolve_backend
 from summarizer.modeling.features import DocumentFeatures, FeatureBuilder
 from summarizer.modeling.precision import check_precision, int8_weight_bits
 from summarizer.modeling.selection import SelectionConfig, select_sentences
-from summarizer.resources import base_encoder_dir, model_dir
+from summarizer.resources import base_encoder_dir, model_dir, model_source
 from summarizer.text.documents import Document, check_format, read_document
 from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.sentences import join_sentences, paragraph_sentences, punkt_tokenizer
@@ -37,6 +38,7 @@ MAX_WINDOWS_PER_PASS = 8  # encoder windows per forward pass at inference (torch
 # grow linearly with its length. Longer than any document of the published evaluations.
 SECTION_SENTENCES = 512
 Progress = Callable[[int, int], None]  # (sentences scored, sentences in all) of the documents read so far
+ERRORS = ("raise", "keep")  # summarize_batch(errors=...): what a document that cannot be summarized does
 
 if TYPE_CHECKING:  # the ONNX Runtime path imports neither torch nor transformers
     import torch
@@ -54,6 +56,8 @@ class Summary:
     `document` holds every sentence of the document, `sentence_scores` the score of each
     (None for sentences too short to be scored) and `sentence_paragraphs` the paragraph each
     belongs to (0 for all of a document given as sentences). Scores are probabilities in [0, 1].
+    `error` says why a document was not summarized (`summarize_batch(errors="keep")`); its
+    lists are then empty.
     """
 
     sentences: list[str]
@@ -62,9 +66,28 @@ class Summary:
     document: list[str]
     sentence_scores: list[float | None]
     sentence_paragraphs: list[int]
+    error: str | None = None
 
     def __str__(self) -> str:
         return join_sentences(self.sentences)
+
+
+@dataclass(frozen=True)
+class LoadedAs:
+    """How `Summarizer.from_pretrained` loaded a model, as it resolved it: enough to load the
+    same again (a pickled `Summarizer` is this)."""
+
+    model: str  # a built-in model's name, or its directory's absolute path
+    backend: str  # "onnx" or "torch"
+    precision: str  # fp32, bf16 or int8
+    device: str
+    threads: int | None  # None: the runtime's default
+
+
+def _reload(loaded_as: LoadedAs) -> Summarizer:
+    return Summarizer.from_pretrained(
+        loaded_as.model, loaded_as.device, loaded_as.precision, loaded_as.backend, loaded_as.threads
+    )
 
 
 @dataclass(frozen=True)
@@ -89,6 +112,7 @@ class PreparedDocument:
     sentences: list[str]
     sections: list[Section]
     paragraphs: list[int]
+    error: str | None = None  # why it cannot be summarized (errors="keep"); no sentences then
 
 
 class Summarizer:
@@ -99,6 +123,10 @@ class Summarizer:
     the whole document and every sentence is scored, so any sentence of a long document can
     be chosen. The torch encoder reads at most `max_windows_per_pass` windows per call, which
     bounds the memory a long document needs (ONNX Runtime calls hold a bounded number of windows).
+
+    A `Summarizer` loaded with `from_pretrained` pickles as the way to load it again (its model
+    by name or directory, backend, precision, device and threads), so that it can be sent to other
+    processes and `datasets.Dataset.map` can fingerprint a function that uses it.
 
     Its public surface is `from_pretrained`, `summarize`, `summarize_batch` and `sentences`. The
     underscored steps (`_prepare`, `_from_features`, `_summarize_prepared`, `_collate`, `_score`)
@@ -120,6 +148,17 @@ class Summarizer:
         self.max_windows_per_pass = max_windows_per_pass
         self.builder = FeatureBuilder(tokenizer, model.config.features.for_inference(), self.language)
         self.pad_token_id: int = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        self.loaded_as: LoadedAs | None = None  # set by from_pretrained
+
+    def __repr__(self) -> str:
+        if self.loaded_as is None:
+            return f"Summarizer({type(self.model).__name__}, language={self.language!r})"
+        return repr(self.loaded_as).replace("LoadedAs", "Summarizer", 1)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self.loaded_as is None:
+            raise TypeError("only a Summarizer loaded with Summarizer.from_pretrained can be pickled")
+        return (_reload, (self.loaded_as,))
 
     @classmethod
     def from_pretrained(
@@ -128,7 +167,7 @@ class Summarizer:
         device: str | torch.device = "cpu",
         precision: str = "auto",
         backend: str = "auto",
-        threads: int = 0,
+        threads: int | None = None,
     ) -> Summarizer:
         """Load a built-in model by name (`news`, `news-accurate`) or an exported model
         directory, never from the network.
@@ -137,23 +176,33 @@ class Summarizer:
         auto (int8 where the CPU computes it fast on the backend chosen, else fp32), fp32, bf16
         or int8 (CPU only), see `summarizer.modeling.precision`. `backend`: "onnx" (ONNX Runtime, CPU, fp32 or int8),
         "torch", or "auto": ONNX Runtime where it can run the model (`summarizer.modeling.backends`).
-        `threads`: ONNX Runtime's threads per call (0: one per core; torch keeps its own setting).
+        `threads`: the threads it computes with (ONNX Runtime's per call, or torch's, which are
+        the process's); None: ONNX Runtime's default of one per core, or torch's setting as it is.
+        `repr()` names the model, backend, precision, device and threads chosen.
         """
         check_precision(precision)  # before anything is loaded
         check_backend(backend)
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads must be at least 1 or None, got {threads}")
         directory = model_dir(path)
         if not directory.exists():
             raise InputError(f"{directory}: no such model directory")
         runtime, precision = resolve_backend(directory, str(device), precision, backend)
+        loaded_as = LoadedAs(model_source(path), runtime, precision, str(device), threads)
         if runtime == "onnx":
             from summarizer.modeling.onnx_model import OnnxModel
 
             model = OnnxModel.from_pretrained(
-                directory, threads=threads, precision=precision, weight_bits=int8_weight_bits()
+                directory, threads=threads or 0, precision=precision, weight_bits=int8_weight_bits()
             )
-            return cls(_splits_sentences(model, directory), model.tokenizer)
+            return cls(_splits_sentences(model, directory), model.tokenizer)._loaded(loaded_as)
+        import torch
+
         from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
         from summarizer.modeling.precision import with_precision
+
+        if threads is not None:
+            torch.set_num_threads(threads)
 
         try:
             model = with_precision(
@@ -167,7 +216,11 @@ class Summarizer:
             raise
         except Exception as error:  # damaged files raise many types (OSError, ValueError, SafetensorError...)
             raise InputError(f"{directory}: cannot load the model: {first_line(error)}") from error
-        return cls(_splits_sentences(model, directory), tokenizer)
+        return cls(_splits_sentences(model, directory), tokenizer)._loaded(loaded_as)
+
+    def _loaded(self, loaded_as: LoadedAs) -> Summarizer:
+        self.loaded_as = loaded_as
+        return self
 
     def summarize(
         self,
@@ -196,10 +249,16 @@ class Summarizer:
         order: str = "document",
         progress: Progress | None = None,
         format: str = "text",
+        errors: str = "raise",
     ) -> Iterator[Summary]:
         """Summaries of `texts`, yielded lazily in input order: each text (or bytes) read in
         `format` (text, markdown, rst, html, pdf, latex, docx, odt, rtf, pptx, odp, notebook,
         epub, email or subtitles), a `Document`, or a list of sentences.
+
+        `errors`: "raise" (the default): a document that cannot be read (None, NaN, not text, a
+        file that is not of its format) raises, ending the iteration. "keep": it yields a
+        `Summary` whose `error` says why in its place, as table mode and Ray Data write it in
+        their `error` column, and so does an empty text or an empty list of sentences.
 
         Reads at most `batch_size * CHUNK_BATCHES` documents ahead of what it has yielded and
         batches documents (or sections of long ones) of similar length together, so any number
@@ -212,13 +271,21 @@ class Summarizer:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         selection = SelectionConfig(k, ratio, max_words, trigram_blocking, order)
         check_format(format)
-        return self._stream(iter(texts), batch_size, selection, progress, format)
+        if errors not in ERRORS:
+            raise ValueError(f"errors must be one of {', '.join(ERRORS)}, got {errors!r}")
+        return self._stream(iter(texts), batch_size, selection, progress, format, errors == "keep")
 
     def _stream(
-        self, texts: Iterator[Text], batch_size: int, selection: SelectionConfig, progress: Progress | None, format: str
+        self,
+        texts: Iterator[Text],
+        batch_size: int,
+        selection: SelectionConfig,
+        progress: Progress | None,
+        format: str,
+        keep_errors: bool,
     ) -> Iterator[Summary]:
         size = batch_size * CHUNK_BATCHES
-        prepared = (self._prepare(chunk, i * size, format) for i, chunk in enumerate(_chunks(texts, size)))
+        prepared = (self._prepare(chunk, i * size, format, keep_errors) for i, chunk in enumerate(_chunks(texts, size)))
         return self._summaries(prepared, batch_size, selection, progress)
 
     def _summarize_prepared(
@@ -240,37 +307,58 @@ class Summarizer:
     ) -> Iterator[Summary]:
         selection = selection.for_model(self.trigram_blocking)
         done = total = 0
+
+        def scored(sentences: int) -> None:
+            nonlocal done
+            done += sentences
+            if progress is not None and sentences:
+                progress(done, total)
+
         for prepared in chunks:
             sections = [section for document in prepared for section in document.sections]
             total += sum(len(document.sentences) for document in prepared)
             scores: list[list[float]] = [[] for _ in sections]
             for group in length_batches([section.num_tokens for section in sections], batch_size):
-                for position, section_scores in zip(group, self._score([sections[i] for i in group])):
+                for position, section_scores in zip(group, self._score([sections[i] for i in group], scored)):
                     scores[position] = section_scores
-                if progress is not None:
-                    done += sum(sections[i].size for i in group)
-                    progress(done, total)
             in_order = iter(scores)  # sections are listed document by document
             for document in prepared:
                 yield _summary(document, [next(in_order) for _ in document.sections], selection, self.language)
 
-    def _prepare(self, texts: Sequence[Text], first_position: int = 0, format: str = "text") -> list[PreparedDocument]:
+    def _prepare(
+        self, texts: Sequence[Text], first_position: int = 0, format: str = "text", keep_errors: bool = False
+    ) -> list[PreparedDocument]:
         """Split documents into sentences and sections and tokenize them (`first_position`
-        numbers the documents in error messages)."""
-        read = [self._paragraph_sentences(text, format, first_position + i) for i, text in enumerate(texts)]
+        numbers the documents in error messages). `keep_errors`: a document that cannot be read
+        is prepared as its error, with no sentences, instead of raising."""
+        read: list[list[list[str]]] = []
+        problems: list[str | None] = []
+        for i, text in enumerate(texts):
+            problem = document_error(text) if keep_errors else None
+            if problem is None:
+                try:
+                    read.append(self._paragraph_sentences(text, format, first_position + i))
+                except (InputError, TypeError) as error:
+                    if not keep_errors:
+                        raise
+                    problem = first_line(error).removeprefix(f"document {first_position + i}: ")
+            if problem is not None:
+                read.append([])
+            problems.append(problem)
         documents = [[sentence for paragraph in document for sentence in paragraph] for document in read]
         parts: list[tuple[int, int, list[str]]] = []  # (document, first sentence, sentences)
         for i, sentences in enumerate(documents):
             size = section_size(len(sentences))
-            parts.extend(
-                (i, first, sentences[first : first + size]) for first in range(0, max(len(sentences), 1), size)
-            )
+            if problems[i] is None:
+                parts.extend(
+                    (i, first, sentences[first : first + size]) for first in range(0, max(len(sentences), 1), size)
+                )
         sections: list[list[Section]] = [[] for _ in documents]
         for (i, first, part), features in zip(parts, self.builder.batch([part for _, _, part in parts])):
             sections[i].append(Section(first, len(part), features))
         return [
-            PreparedDocument(sentences, own, [i for i, paragraph in enumerate(document) for _ in paragraph])
-            for sentences, own, document in zip(documents, sections, read)
+            PreparedDocument(sentences, own, [i for i, paragraph in enumerate(document) for _ in paragraph], problem)
+            for sentences, own, document, problem in zip(documents, sections, read, problems)
         ]
 
     def _from_features(self, sentences: list[str], features: DocumentFeatures) -> PreparedDocument:
@@ -308,17 +396,27 @@ class Summarizer:
         batch = collate(_rows(sections), self.pad_token_id, token_slots=model.pooling.needs_token_slots)
         return batch.to(next(model.parameters()).device)
 
-    def _score(self, sections: Sequence[Section]) -> list[list[float]]:
-        """Score of each scored sentence (in `features.sentence_indices` order), as one batch."""
+    def _score(self, sections: Sequence[Section], scored: Callable[[int], None] | None = None) -> list[list[float]]:
+        """Score of each scored sentence (in `features.sentence_indices` order), as one batch,
+        but for a section of more than MAX_WINDOWS_PER_PASS windows (a long document's), scored
+        in a call of its own so that `scored(sentences)` hears of each call as it ends.
+
+        In int8, whose activations are quantized with one scale per call, each section is a call
+        of its own: its scores, and so a document's summary, never depend on the documents it is
+        batched with (`summarize` and `summarize_batch`, any batch size, choose the same)."""
         scores: list[list[float]] = [[] for _ in sections]
         present = [i for i, section in enumerate(sections) if section.features.sentence_indices]
-        if not present:
-            return scores
-        rows = _rows([sections[i] for i in present])
-        for i, section_scores in zip(
-            present, self.model.score_rows(rows, self.pad_token_id, self.max_windows_per_pass)
-        ):
-            scores[i] = section_scores
+        int8 = self.loaded_as is not None and self.loaded_as.precision == "int8"
+        alone = {i for i in present if int8 or len(sections[i].features.windows) > MAX_WINDOWS_PER_PASS}
+        together = [i for i in present if i not in alone]
+        for call in [[i] for i in sorted(alone)] + ([together] if together else []):
+            rows = _rows([sections[i] for i in call])
+            for i, row_scores in zip(call, self.model.score_rows(rows, self.pad_token_id, self.max_windows_per_pass)):
+                scores[i] = row_scores
+            if scored is not None:
+                scored(sum(sections[i].size for i in call))
+        if scored is not None:  # sections without a sentence to score
+            scored(sum(section.size for i, section in enumerate(sections) if i not in set(present)))
         return scores
 
 
@@ -349,9 +447,25 @@ def section_size(sentences: int) -> int:
     return max(1, -(-sentences // sections))
 
 
+def document_error(text: Any) -> str | None:
+    """Why `text` (a document as `summarize_batch` takes it, or a table's value) cannot be
+    summarized before it is read, or None: null or NaN, empty, or not a document."""
+    if text is None or isinstance(text, float) and math.isnan(text):
+        return "no text (null)"
+    if isinstance(text, str):
+        return None if text.strip() else "empty text"
+    if isinstance(text, (bytes, Document)):
+        return None  # read in its format, which says what is wrong
+    if isinstance(text, Sequence) and all(isinstance(s, str) for s in text):
+        return None if any(s.strip() for s in text) else "empty text"
+    return f"expected text or a list of sentences, got {type(text).__name__}"
+
+
 def _summary(
     document: PreparedDocument, scores: list[list[float]], selection: SelectionConfig, language: str
 ) -> Summary:
+    if document.error is not None:
+        return Summary([], [], [], [], [], [], document.error)
     indices = [section.first + i for section in document.sections for i in section.features.sentence_indices]
     flat_scores = [score for section_scores in scores for score in section_scores]
     chosen = select_sentences(document.sentences, indices, flat_scores, selection, language)

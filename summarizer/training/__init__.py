@@ -6,3 +6,5 @@ references from files and Hub datasets), `preprocess` (cached `datasets` feature
 labels), `datamodule`, `system`, `train` (`python -m summarizer.train`), `evaluate`
 (`python -m summarizer.evaluate`) and `rouge`.
 """
+
+import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])

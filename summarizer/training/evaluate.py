@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])
 from summarizer.cli import arguments
 from summarizer.modeling.pipeline import PreparedDocument, Summarizer, Summary
 from summarizer.modeling.selection import SelectionConfig
@@ -146,7 +145,7 @@ def _check(selection: SelectionConfig) -> None:
 
 def build_parser(yardstick: bool = True) -> argparse.ArgumentParser:
     """The command's options; `yardstick` adds --cnndm and --cnndm-dir (else --data is required)."""
-    parser = argparse.ArgumentParser(
+    parser = arguments.Parser(
         prog="python -m summarizer.evaluate",
         description="ROUGE-1/2/Lsum F1 (rouge-score, stemming) of a model, Lead, TextRank and the oracle, "
         "with 95% bootstrap intervals.",

@@ -2,7 +2,8 @@
 
 `pip install bertsum` gives inference only (`summarize`, `Summarizer`): nothing on that path
 imports Lightning, datasets, tensorboard or rouge-score. `python -m summarizer.train` or
-`summarizer.training.evaluate` without them stops with one line saying what to install.
+`summarizer.training.evaluate` without them stops with one line saying what to install: the
+package `summarizer.training` imports this module before any of its own.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import importlib.util
 
 TRAINING_MODULES = (
+    "torch",
+    "transformers",
     "pytorch_lightning",
     "torchmetrics",
     "datasets",

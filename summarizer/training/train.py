@@ -29,6 +29,7 @@ from pytorch_lightning.callbacks import (
     EMAWeightAveraging,
     LearningRateMonitor,
     ModelCheckpoint,
+    Timer,
     TQDMProgressBar,
 )
 from pytorch_lightning.loggers import CSVLogger, TensorBoardLogger
@@ -37,8 +38,7 @@ from pytorch_lightning.utilities.rank_zero import rank_zero_only
 from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
-import summarizer.training.extras  # noqa: F401  (first: one line, not a traceback, without bertsum[train])
-from summarizer.cli.arguments import add_debug_flag, run_guarded
+from summarizer.cli.arguments import Parser, add_debug_flag, run_guarded
 from summarizer.cli.files import new_file_mode
 from summarizer.errors import InputError, first_line
 from summarizer.modeling.configuration_bertsum import refuse_code
@@ -69,6 +69,7 @@ class TrainResult:
     best_checkpoint: Path
     best_score: float | None
     test: Evaluation | None = None
+    cut_short: str | None = None  # why training ended before its last epoch, when a time limit ended it
 
 
 def build_run_model(config: TrainConfig) -> BertSumModel:
@@ -196,9 +197,26 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
     )
     trainer.fit(system, datamodule=datamodule, ckpt_path=resume_from)
 
-    best = Path(best_kept.best_model_path or best_kept.last_model_path)
+    callbacks = getattr(trainer, "callbacks", [])  # Lightning's own among them (a Timer for max_time)
+    timer = next((callback for callback in callbacks if isinstance(callback, Timer)), None)
+    stopped = None
+    if (
+        timer is not None
+        and (timer.time_remaining() or 0.0) <= 0.0
+        and trainer.current_epoch < (trainer.max_epochs or 0)
+    ):
+        epochs = trainer.global_step * config.trainer.accumulate_grad_batches / max(trainer.num_training_batches, 1)
+        stopped = (
+            f"Training stopped at its time limit (trainer.max_time {config.trainer.others.get('max_time')}) "
+            f"after {epochs:.1f} of {trainer.max_epochs} epochs"
+        )
+    kept = best_kept.best_model_path or best_kept.last_model_path
+    if not kept:
+        raise InputError(f"{stopped or 'Training ended'} before its first checkpoint: nothing to export")
+    best = Path(kept)
     score = best_kept.best_model_score
     result = TrainResult(config.run_dir, config.export_dir, best, float(score) if score is not None else None)
+    result.cut_short = stopped and f"{stopped}: the model is that of a shorter run"
     if trainer.is_global_zero:  # the process that wrote the checkpoints; other nodes may not see them
         system.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
         model = system.model.cpu().eval()
@@ -458,7 +476,8 @@ def split_documents(datamodule: SummarizationDataModule, split: str) -> list[Doc
 
 def report(result: TrainResult, config: TrainConfig) -> str:
     """The run's outcome: test ROUGE of the model and the baselines; where things went."""
-    lines = [f"Run directory: {result.run_dir} (checkpoints, csv and tensorboard logs)"]
+    lines = [result.cut_short] if result.cut_short else []
+    lines.append(f"Run directory: {result.run_dir} (checkpoints, csv and tensorboard logs)")
     if result.best_score is not None:
         lines.append(f"Best checkpoint: {result.best_checkpoint} ({config.checkpoint.monitor} {result.best_score:.2f})")
     else:
@@ -488,7 +507,7 @@ def describe(selection: SelectionConfig) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m summarizer.train",
         description="Fine-tune an extractive summarizer; settings come from --config and KEY=VALUE overrides.",
     )
