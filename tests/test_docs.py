@@ -26,6 +26,10 @@ SKIPPED = {
     "runs/": "needs a model that a training run exports",
     "pip ": "installs or removes packages in the environment",
     "shared/data": "measures on the project's evaluation data for minutes (the figures' own commands)",
+    "--cnndm": "measures on the project's CNN/DailyMail evaluation data for minutes (the figures' own commands)",
+    "gpu_stage.py": "a training stage prepared for a GPU: minutes to hours",
+    "curl -s localhost:8000": "requests to a running summarize serve (tests/test_serve.py sends them to one)",
+    "docker ": "needs Docker, which the test machines lack",
 }
 SLOW = ("ray", "datasets", "torch")  # start a cluster or processes, or import torch
 # The names the library examples use for their inputs.
