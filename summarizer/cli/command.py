@@ -468,13 +468,7 @@ def _text(summary: Summary) -> str:
 
 
 def _record(source: Source, summary: Summary) -> dict[str, object]:
-    return {
-        "file": source.name,
-        "summary": str(summary),
-        "sentences": summary.sentences,
-        "indices": summary.indices,
-        "scores": [round(score, 6) for score in summary.scores],
-    }
+    return {"file": source.name, **summary.record()}
 
 
 _HTML_STYLE = (

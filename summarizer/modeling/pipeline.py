@@ -71,6 +71,15 @@ class Summary:
     def __str__(self) -> str:
         return join_sentences(self.sentences)
 
+    def record(self) -> dict[str, Any]:
+        """The summary as `summarize --format json` writes it (beside the document's name)."""
+        return {
+            "summary": str(self),
+            "sentences": self.sentences,
+            "indices": self.indices,
+            "scores": [round(score, 6) for score in self.scores],
+        }
+
 
 @dataclass(frozen=True)
 class LoadedAs:

@@ -173,10 +173,7 @@ def _record(source: Source, result: Result) -> dict[str, Any]:
     summary: Summary = result
     return {
         "file": source.file,
-        "summary": str(summary),
-        "sentences": summary.sentences,
-        "indices": summary.indices,
-        "scores": [round(score, 6) for score in summary.scores],
+        **summary.record(),
         "document": summary.document,
         "sentence_scores": [None if score is None else round(score, 6) for score in summary.sentence_scores],
         "paragraphs": summary.sentence_paragraphs,
