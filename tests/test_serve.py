@@ -23,19 +23,13 @@ from pathlib import Path
 
 import pytest
 from starlette.datastructures import Headers
+from test_cli import ARTICLE
 
 from summarizer.cli.command import main
 from summarizer.modeling.pipeline import Summarizer
 from summarizer.serve import inputs
 
 LAUNCHER = "from bertsum.launch import summarize; summarize()"
-ARTICLE = (
-    "The river flooded the old town on Tuesday night. "
-    "Hundreds of residents were moved to the school gym. "
-    "Officials said the water rose faster than expected. "
-    "Volunteers brought blankets and hot food. "
-    "Repairs to the bridge will take several weeks."
-)
 NOTES = "# Notes\n\nA new library opened in the city centre. It holds more than fifty thousand books.\n\n" + (
     "Children can join reading clubs every Saturday. The building uses solar panels on its roof.\n"
 )
