@@ -18,7 +18,7 @@ import textwrap
 import time
 from collections.abc import Callable
 
-from summarizer.text.documents import read_document
+from summarizer.readers import read_document
 from summarizer.text.sentences import paragraph_sentences
 
 WORDS = "river town flood people water bridge school council road rain storm night".split()

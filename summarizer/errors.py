@@ -19,7 +19,7 @@ class InputError(ValueError):
 
 class UnreadableDocument(InputError):
     """A document its format's reader cannot turn into running text (the reason, without the
-    document's name: `summarizer.text.documents.read_document` adds it)."""
+    document's name: `summarizer.readers.read_document` adds it)."""
 
 
 class OutputError(Exception):

@@ -317,7 +317,7 @@ def test_documents_from_built_features_summarize_as_from_text(tiny_model_dir):
 def test_formats_and_documents_give_what_the_command_gets(summarizer):
     from test_documents import PARAGRAPHS, README
 
-    from summarizer.text.documents import Document
+    from summarizer.readers import Document
 
     summary = summarizer.summarize(README, k=3, format="markdown")
     assert summary.document == PARAGRAPHS

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from summarizer.errors import InputError
-from summarizer.text.documents import Document, format_of, read_document
+from summarizer.readers import Document, format_of, read_document
 
 PARAGRAPHS = [
     "Extractive summarization picks the sentences of a document that carry the most of its meaning.",
@@ -283,7 +283,7 @@ def test_pdf_programs_in_a_fixed_pitch_font_are_not_text(fonts):
 def test_a_font_is_fixed_pitch_when_its_glyphs_are_all_as_wide(widths, fixed):
     from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, NumberObject
 
-    from summarizer.text.pdf import _is_fixed_pitch
+    from summarizer.readers.pdf import _is_fixed_pitch
 
     font = DictionaryObject({NameObject("/BaseFont"): NameObject("/AKEQKS+CMTT10")})  # no flag, no telling name
     if widths is not None:
@@ -298,7 +298,7 @@ def test_a_font_is_fixed_pitch_when_its_glyphs_are_all_as_wide(widths, fixed):
 def test_a_damaged_font_dictionary_is_told_by_its_name(name, fixed):
     from pypdf.generic import DictionaryObject, NameObject, NullObject
 
-    from summarizer.text.pdf import _is_fixed_pitch
+    from summarizer.readers.pdf import _is_fixed_pitch
 
     null = NullObject()
     font = DictionaryObject({NameObject("/BaseFont"): NameObject(name), NameObject("/Widths"): null})
@@ -311,7 +311,7 @@ def test_only_pages_with_a_fixed_pitch_font_are_read_font_by_font(fonts, fixed):
     # pypdf's text visitor also reads a page's drawings (a figure of many paths: seconds)
     from pypdf import PdfReader
 
-    from summarizer.text.pdf import _uses_fixed_pitch
+    from summarizer.readers.pdf import _uses_fixed_pitch
 
     assert _uses_fixed_pitch(PdfReader(io.BytesIO(verbatim_pdf(*fonts))).pages[0]) is fixed
 
@@ -410,7 +410,7 @@ def test_pdf_words_are_neither_cut_nor_run_together_by_their_spacing(lines, word
 def test_spacing_is_made_explicit_only_where_it_applies():
     from pypdf.generic import ArrayObject, ByteStringObject, FloatObject, NameObject, NumberObject
 
-    from summarizer.text.pdf_spacing import _explicit
+    from summarizer.readers.pdf.spacing import _explicit
 
     def shown(*items):
         return ArrayObject(ByteStringObject(item) if isinstance(item, bytes) else FloatObject(item) for item in items)
@@ -470,7 +470,7 @@ def test_spacing_is_made_explicit_only_where_it_applies():
 def test_a_damaged_font_entry_leaves_the_other_fonts_simple():
     from pypdf.generic import DictionaryObject, NameObject, NumberObject
 
-    from summarizer.text.pdf_spacing import _simple_fonts
+    from summarizer.readers.pdf.spacing import _simple_fonts
 
     fonts = DictionaryObject({
         NameObject("/F1"): DictionaryObject({NameObject("/Subtype"): NameObject("/Type1")}),
@@ -520,7 +520,7 @@ def test_binary_bytes_are_refused_in_text_formats(format):
 
 
 def test_unknown_format_is_a_value_error():
-    formats = "text, markdown, rst, html, pdf, latex, docx, odt, rtf, pptx, odp, notebook, epub, email, subtitles"
+    formats = "docx, email, epub, html, latex, markdown, notebook, odp, odt, pdf, pptx, rst, rtf, subtitles, text"
     with pytest.raises(ValueError, match=f"format must be one of {formats}, got 'xlsx'"):
         read_document("x", "xlsx", "x")
 
@@ -528,7 +528,7 @@ def test_unknown_format_is_a_value_error():
 def test_html_without_the_formats_extra_is_one_line_naming_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "trafilatura", None)  # as if not installed
     with pytest.raises(
-        InputError, match=r"^page.html: reading HTML needs trafilatura: pip install 'bertsum\[formats\]'$"
+        InputError, match=r"^page.html: reading an HTML page needs trafilatura: pip install 'bertsum\[formats\]'$"
     ):
         read_document(PAGE, "html", "page.html")
 

@@ -1,4 +1,4 @@
-"""EPUB books (`summarizer.text.ebook`) and e-mail messages (`summarizer.text.mail`)."""
+"""EPUB books (`summarizer.readers.epub`) and e-mail messages (`summarizer.readers.email`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from test_documents import assert_one_line
 
 from summarizer.errors import InputError
-from summarizer.text.documents import Document, format_of
+from summarizer.readers import Document, format_of
 
 CONTAINER = b"""<?xml version="1.0"?>
 <container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
@@ -175,7 +175,7 @@ def test_a_damaged_or_encrypted_epub_is_one_line_and_the_other_files_are_read(tm
 
 
 def test_an_epub_s_container_that_would_unpack_too_far_is_one_line(monkeypatch):
-    monkeypatch.setattr("summarizer.text.package.MAX_TEXT_BYTES", 1_000)
+    monkeypatch.setattr("summarizer.readers.package.MAX_TEXT_BYTES", 1_000)
     container = CONTAINER.replace(b"<rootfiles>", b"<!--" + b" " * 2_000 + b"--><rootfiles>")
     with pytest.raises(InputError, match="META-INF/container.xml unpacks to more than"):
         Document.from_text(epub_bytes({**book_files(), "META-INF/container.xml": container}), "epub")

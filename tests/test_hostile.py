@@ -7,6 +7,7 @@ sandbox is compared, file by file, before and after.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -349,17 +350,19 @@ def test_sigterm_while_writing_removes_the_temporary_file(box, monkeypatch, caps
 # A reader that never ends, and catches every exception: the run must end all the same.
 STUCK_READER = """
 import sys, time
-from summarizer.text import documents
+import dataclasses
+from summarizer import readers
+from summarizer.text.layout import paragraphs
 def stuck(text):
     if "STUCK" not in text:
-        return documents.text_paragraphs(text)
+        return paragraphs(text)
     print("reading", file=sys.stderr, flush=True)
     while True:
         try:
             time.sleep(0.01)
         except BaseException:
             pass
-documents._READERS["text"] = stuck
+readers.register(dataclasses.replace(readers.reader("text"), read=stuck), replace=True)
 """
 
 
@@ -390,14 +393,15 @@ def test_a_signal_ends_the_run_within_two_seconds_even_inside_a_parser_that_hold
 
 
 def test_a_document_that_takes_too_long_to_read_is_skipped_and_the_others_go_on(box, monkeypatch, capsys):
-    from summarizer.text import documents
+    from summarizer.readers import reader, registry
+    from summarizer.text.layout import paragraphs
 
     def slow(text: str) -> list[str]:
         while "SLOW" in text:
             sum(range(1000))
-        return documents.text_paragraphs(text)
+        return paragraphs(text)
 
-    monkeypatch.setitem(documents._READERS, "text", slow)
+    monkeypatch.setitem(registry.READERS, "text", dataclasses.replace(reader("text"), read=slow))
     (box / "slow.txt").write_text("SLOW. " + ARTICLE)
     started = time.monotonic()
     assert (

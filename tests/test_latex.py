@@ -1,13 +1,13 @@
-"""LaTeX sources read as their typeset text reads (`summarizer.text.latex`)."""
+"""LaTeX sources read as their typeset text reads (`summarizer.readers.latex`)."""
 
 from __future__ import annotations
 
 import pytest
 
 from summarizer.errors import InputError
-from summarizer.text.documents import Document, format_of
-from summarizer.text.latex.citations import bib_references
-from summarizer.text.latex.render import MAX_EXPANSION_DEPTH
+from summarizer.readers import Document, format_of
+from summarizer.readers.latex.citations import bib_references
+from summarizer.readers.latex.render import MAX_EXPANSION_DEPTH
 
 PAPER = r"""\documentclass{article}
 \usepackage{amsmath}
@@ -406,8 +406,8 @@ def test_nothing_outside_the_document_s_directory_is_read(tmp_path):
     ids=["inputs-fan-out", "expansion-bomb"],
 )
 def test_a_document_that_would_grow_without_bound_is_one_line(tmp_path, monkeypatch, files, message):
-    monkeypatch.setattr("summarizer.text.latex.render.MAX_EXPANSIONS", 2_000)  # the bounds, made small
-    monkeypatch.setattr("summarizer.text.latex.source.MAX_INPUTS", 100)
+    monkeypatch.setattr("summarizer.readers.latex.render.MAX_EXPANSIONS", 2_000)  # the bounds, made small
+    monkeypatch.setattr("summarizer.readers.latex.source.MAX_INPUTS", 100)
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     with pytest.raises(InputError, match=rf"^\S*f0\.tex: {message}"):
@@ -436,7 +436,7 @@ def test_keys_and_gaps_that_patterns_could_loop_on_read_at_once():
 
 
 def test_math_text_leaves_no_marks():
-    from summarizer.text.latex import math_text
+    from summarizer.readers.latex import math_text
 
     assert math_text("x \\xspace + \\cite{a} \\footnote{y}") == "x +"
     assert math_text("\\alpha \\ne 0") == "α ≠ 0"

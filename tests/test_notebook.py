@@ -1,4 +1,4 @@
-"""Jupyter notebooks: their Markdown cells (`summarizer.text.notebook`)."""
+"""Jupyter notebooks: their Markdown cells (`summarizer.readers.notebook`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 from test_documents import assert_one_line
 
-from summarizer.text.documents import Document, format_of
+from summarizer.readers import Document, format_of
 
 NOTEBOOK = {
     "nbformat": 4,

@@ -1,5 +1,5 @@
-"""OpenDocument text (`summarizer.text.opendocument`), RTF (`summarizer.text.rtf`) and PowerPoint
-(`summarizer.text.slides`): files built here as their programs write them, read for their
+"""OpenDocument text (`summarizer.readers.opendocument`), RTF (`summarizer.readers.rtf`) and PowerPoint
+(`summarizer.readers.pptx`): files built here as their programs write them, read for their
 running text."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from test_documents import assert_one_line
 from test_ebook_mail import _damaged
 
 from summarizer.errors import InputError
-from summarizer.text.documents import Document, format_of, read_document
+from summarizer.readers import Document, format_of, read_document
 
 pytest.importorskip("lxml")
 needs_striprtf = pytest.mark.skipif(not importlib.util.find_spec("striprtf"), reason="needs striprtf (formats extra)")
@@ -218,9 +218,9 @@ def test_bad_odt_files_are_one_line_naming_the_file(tmp_path, data, message):
 @pytest.mark.parametrize(
     ("format", "kind"),
     [
-        ("odt", "OpenDocument text documents"),
-        ("pptx", "PowerPoint presentations"),
-        ("odp", "OpenDocument presentations"),
+        ("odt", "an OpenDocument text document"),
+        ("pptx", "a PowerPoint presentation"),
+        ("odp", "an OpenDocument presentation"),
     ],
 )
 def test_odt_and_pptx_without_the_formats_extra_are_one_line_naming_it(monkeypatch, format, kind):
@@ -395,7 +395,7 @@ def test_rtf_without_the_formats_extra_is_one_line_naming_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "striprtf", None)  # as if not installed
     monkeypatch.setitem(sys.modules, "striprtf.striprtf", None)
     with pytest.raises(
-        InputError, match=r"^memo.rtf: reading RTF documents needs striprtf: pip install 'bertsum\[formats\]'$"
+        InputError, match=r"^memo.rtf: reading an RTF document needs striprtf: pip install 'bertsum\[formats\]'$"
     ):
         read_document(MEMO_RTF.encode(), "rtf", "memo.rtf")
 
@@ -615,7 +615,7 @@ def test_bad_pptx_files_are_one_line_naming_the_file(tmp_path, data, message):
 def test_a_damaged_or_too_large_archive_is_one_line(tmp_path, monkeypatch, name, files, part, kind, bound):
     deflated = _zip(files(), zipfile.ZIP_DEFLATED)
     assert_one_line(tmp_path / name, _damaged(deflated, part), f"a damaged {kind}: ")
-    monkeypatch.setattr("summarizer.text.package.MAX_TEXT_BYTES", bound)  # the parts read add up past it
+    monkeypatch.setattr("summarizer.readers.package.MAX_TEXT_BYTES", bound)  # the parts read add up past it
     assert_one_line(tmp_path / name, deflated, f"unpacks to more than {bound / 1e6:g} MB of text")
 
 

@@ -1,12 +1,12 @@
-"""reStructuredText (`summarizer.text.restructured`): READMEs and Sphinx pages as their projects
+"""reStructuredText (`summarizer.readers.rst`): READMEs and Sphinx pages as their projects
 write them, read for their running text."""
 
 from __future__ import annotations
 
 from test_documents import assert_one_line
 
-from summarizer.text.documents import Document, format_of
-from summarizer.text.restructured import fits
+from summarizer.readers import Document, format_of
+from summarizer.readers.rst import fits
 
 # A Python project's README.rst: badges, a title, a substitution, links, literals, a code block,
 # a footnote and a citation, a table, a field list, a comment and a definition list.

@@ -1,11 +1,11 @@
-"""Subtitles (`summarizer.text.subtitles`): SubRip and WebVTT files as players and video sites
+"""Subtitles (`summarizer.readers.subtitles`): SubRip and WebVTT files as players and video sites
 write them, read for what is said."""
 
 from __future__ import annotations
 
 import codecs
 
-from summarizer.text.documents import Document, format_of
+from summarizer.readers import Document, format_of
 
 # A film's SubRip file: numbered cues, italics and an ASS position tag, a sentence across cues,
 # a dialogue of two speakers in one cue, sounds and music.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from summarizer.text.typeset import running_paragraphs, with_bullets
+from summarizer.readers.pdf.typeset import running_paragraphs, with_bullets
 
 
 def test_captions_and_footnotes_are_left_out_and_the_paragraph_they_cut_is_whole():
@@ -41,8 +41,8 @@ def test_a_bullet_that_the_font_maps_to_no_character_is_a_bullet():
 
 
 def test_a_caption_or_footnote_is_a_paragraph_of_its_own_however_full_its_last_line():
+    from summarizer.readers.pdf.typeset import is_note
     from summarizer.text.layout import paragraphs
-    from summarizer.text.typeset import is_note
 
     lines = [
         "The installer shows the collections it will install, and the options that go with",
@@ -62,8 +62,8 @@ def test_a_number_against_a_word_is_a_footnote_only_with_its_mark_near():
 
 
 def test_a_clause_cut_by_a_figure_goes_on_after_its_caption():
+    from summarizer.readers.pdf.typeset import is_note
     from summarizer.text.layout import paragraphs
-    from summarizer.text.typeset import is_note
 
     lines = [
         "Every closed object, such as a box, a circle or an ellipse, also has eight compass points",
@@ -84,8 +84,8 @@ FILL = (
 
 
 def typeset_paragraphs(body: str) -> list[str]:
+    from summarizer.readers.pdf.typeset import is_note
     from summarizer.text.layout import paragraphs
-    from summarizer.text.typeset import is_note
 
     found = running_paragraphs(paragraphs(FILL + body + "\n\n" + FILL, typeset=True, notes=is_note))
     return [paragraph for paragraph in found if not paragraph.startswith("This paragraph is filler")]

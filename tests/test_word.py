@@ -1,4 +1,4 @@
-"""Word documents (.docx): the body's running text (`summarizer.text.word`)."""
+"""Word documents (.docx): the body's running text (`summarizer.readers.docx`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from test_documents import assert_one_line
 
 from summarizer.errors import InputError
-from summarizer.text.documents import Document, format_of
+from summarizer.readers import Document, format_of
 
 docx = pytest.importorskip("docx")
 

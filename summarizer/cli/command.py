@@ -1,9 +1,7 @@
 """The `summarize` command: summarize files, directories or stdin with a trained model.
 
-Each input file is one document, read in the format its extension names (plain text, Markdown,
-reStructuredText, HTML, PDF, LaTeX, Word .docx, OpenDocument .odt, RTF, PowerPoint .pptx,
-OpenDocument .odp, a Jupyter notebook, an EPUB book, an e-mail message or subtitles; `--input-format`
-overrides it; stdin is plain text unless told).
+Each input file is one document, read in the format its extension names (`summarizer.readers`;
+`--input-format` overrides it; stdin is plain text unless told).
 Exit status: 0 when every input was summarized, 1 when some input or output failed (each
 reported on stderr, the rest still summarized), 2 for usage errors and models that cannot be
 loaded; 130, 143 and 129 when stopped by SIGINT, SIGTERM or SIGHUP (within `STOP_SECONDS`,
@@ -46,8 +44,7 @@ from summarizer.cli.arguments import (
 from summarizer.cli.files import atomic_writer, checked
 from summarizer.errors import InputError, OutputError, printable, quoted
 from summarizer.modeling.pipeline import Summarizer, Summary
-from summarizer.text.documents import FORMATS as INPUT_FORMATS
-from summarizer.text.documents import Document, format_of, read_document
+from summarizer.readers import Document, TooLarge, formats, read_file, reader
 from summarizer.text.sentences import separator
 
 PROG = "summarize"
@@ -89,13 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
         "`summarize serve` runs the HTTP service and web page (summarize serve --help).",
     )
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="files, directories (recursive) or - for stdin")
+    by_extension = ", ".join(f"{'/'.join(reader(name).extensions)} {name}" for name in formats())
     parser.add_argument(
         "--input-format",
-        choices=INPUT_FORMATS,
-        help="read every input as this format (default: by extension: .md markdown, .rst rst, .html/.htm html, "
-        ".pdf pdf, .tex latex, .docx docx, .odt odt, .rtf rtf, .pptx pptx, .odp odp, .ipynb notebook, .epub epub, "
-        ".eml email, .srt/.vtt subtitles, any other and stdin "
-        "plain text)",
+        choices=formats(),
+        help=f"read every input as this format (default: by extension: {by_extension}; any other and stdin text)",
     )
     add_selection_arguments(parser, summaries=True)
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
@@ -370,36 +365,15 @@ def read_source(
     input_format: str | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> Document:
-    """The running text of `source` (at most `limit` bytes), read as `input_format` or the
-    format of its extension; an `InputError` naming it otherwise. What the document leaves out
-    is noted to `warn` (default: stderr)."""
+    """The running text of `source` (at most `limit` bytes, and as much text), read as
+    `input_format` or the format of its extension (`read_file`); an `InputError` naming it when
+    it cannot be read or has no running text. What the document leaves out is noted to `warn`
+    (default: stderr)."""
+    file = sys.stdin.buffer if source.path is None else source.path
     try:
-        if source.path is None:
-            data = sys.stdin.buffer.read(limit + 1)
-        else:
-            with source.path.open("rb") as file:
-                data = file.read(limit + 1)
-    except OSError as error:
-        raise InputError(f"{source.shown}: cannot read: {error.strerror or error}") from None
-    if len(data) > limit:
-        raise InputError(
-            f"{source.shown}: larger than the input limit of {limit / 1_000_000:g} MB (raise it with --max-input-mb)"
-        )
-    format = input_format or ("text" if source.path is None else format_of(source.path))
-    document = read_document(data, format, source.shown, source.path)
-    if sum(len(paragraph.encode()) for paragraph in document.paragraphs) > limit:  # a package's parts unpacked
-        raise InputError(
-            f"{source.shown}: its text is larger than the input limit of {limit / 1_000_000:g} MB "
-            "(raise it with --max-input-mb)"
-        )
-    for note in document.left_out:  # the summary is of the rest, as LaTeX typesets the rest
-        (warn or _report)(f"{source.shown}: {note}")
-    if not document.paragraphs:
-        blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
-        raise InputError(
-            f"{source.shown}: " + ("empty file" if blank else f"no running text found in this {format} file")
-        )
-    return document
+        return read_file(file, input_format, name=source.shown, limit=limit, require_text=True, notes=warn or _report)
+    except TooLarge as error:
+        raise InputError(f"{error} (raise it with --max-input-mb)") from None
 
 
 def write_all(

@@ -33,10 +33,7 @@ from summarizer.errors import InputError, first_line, quoted
 from summarizer.modeling.columns import output_columns, summary_columns
 from summarizer.modeling.pipeline import LoadedAs, Summarizer
 from summarizer.modeling.selection import SelectionConfig
-from summarizer.text.tables import file_rows
-
-TABLE_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
-
+from summarizer.text.tables import SUFFIXES, SUFFIXES_NAMED, file_rows
 
 # The command: `summarize TABLE --text-field FIELD [--ray [--address A]] [-o OUT]`.
 
@@ -46,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--text-field",
         metavar="FIELD",
-        help="read the input as a table (.jsonl, .json, .csv or .parquet) whose FIELD holds each document; "
+        help=f"read the input as a table ({SUFFIXES_NAMED}) whose FIELD holds each document; "
         "write it back with summary, indices, scores and error columns (Parquet if -o ends in .parquet, else "
         "JSON Lines)",
     )
@@ -93,8 +90,8 @@ def run(args: argparse.Namespace, report: Callable[[str], None]) -> int:
             pass
         elif not path.is_file():
             raise InputError(f"{shown}: no such file" if not path.exists() else f"{shown}: not a file")
-        elif path.suffix.lower() not in TABLE_SUFFIXES:
-            raise InputError(f"{shown}: not a table; use .jsonl, .json, .csv or .parquet")
+        elif path.suffix.lower() not in SUFFIXES:
+            raise InputError(f"{shown}: not a table; use {SUFFIXES_NAMED}")
         if output is not None and output.resolve() == path.resolve():
             raise UsageError(f"the output {quoted(str(output))} would overwrite its input")
     parquet = output is not None and output.suffix.lower() == ".parquet"

@@ -1,8 +1,8 @@
 """The library interface: load a model once, summarize one text or a stream of them.
 
-Data flows document (text, Markdown, HTML or PDF) -> paragraphs -> sentences -> features ->
-batch -> scores -> selection. A `Summarizer` holds no per-call state, so one instance can
-serve several threads at once.
+Data flows document (text, or a file's text or bytes in one of `summarizer.readers.formats()`) ->
+paragraphs -> sentences -> features -> batch -> scores -> selection. A `Summarizer` holds no
+per-call state, so one instance can serve several threads at once.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from summarizer.modeling.backends import check_backend, resolve_backend
 from summarizer.modeling.features import DocumentFeatures, FeatureBuilder
 from summarizer.modeling.precision import check_precision, int8_weight_bits
 from summarizer.modeling.selection import SelectionConfig, select_sentences
+from summarizer.readers import Document, check_format, read_document
 from summarizer.resources import base_encoder_dir, model_dir, model_source
-from summarizer.text.documents import Document, check_format, read_document
 from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.sentences import join_sentences, paragraph_sentences, punkt_tokenizer
 
-# A document: its text (or bytes: a PDF's, a .docx's, an .odt's, an RTF's, a .pptx's, an .odp's, an EPUB's
-# or an e-mail's, or UTF-8 text) in the format the call names, a `Document` already read, or its
+# A document: its text (or bytes: those of a binary format, such as a PDF's, or UTF-8 text) in the
+# format the call names (`summarizer.readers.formats()`), a `Document` already read, or its
 # sentences already split.
 Text = str | bytes | Document | Sequence[str]
 T = TypeVar("T")
@@ -241,10 +241,9 @@ class Summarizer:
         order: str = "document",
         format: str = "text",
     ) -> Summary:
-        """Summary of one document: text (or bytes) in `format` (text, markdown, rst, html, pdf,
-        latex, docx, odt, rtf, pptx, odp, notebook, epub, email or subtitles), a `Document`, or a list of sentences
-        already split. A LaTeX text's `\\input` files are read by `Document.from_file`, not from
-        text."""
+        """Summary of one document: text (or bytes) in `format` (any of
+        `summarizer.readers.formats()`), a `Document`, or a list of sentences already split. A
+        LaTeX text's `\\input` files are read by `Document.from_file`, not from text."""
         return next(self.summarize_batch([text], 1, k, ratio, max_words, trigram_blocking, order, format=format))
 
     def summarize_batch(
@@ -261,8 +260,7 @@ class Summarizer:
         errors: str = "raise",
     ) -> Iterator[Summary]:
         """Summaries of `texts`, yielded lazily in input order: each text (or bytes) read in
-        `format` (text, markdown, rst, html, pdf, latex, docx, odt, rtf, pptx, odp, notebook,
-        epub, email or subtitles), a `Document`, or a list of sentences.
+        `format` (any of `summarizer.readers.formats()`), a `Document`, or a list of sentences.
 
         `errors`: "raise" (the default): a document that cannot be read (None, NaN, not text, a
         file that is not of its format) raises, ending the iteration. "keep": it yields a

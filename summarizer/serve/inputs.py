@@ -22,7 +22,7 @@ from starlette.requests import Request
 
 from summarizer.errors import InputError, SettingError, first_line
 from summarizer.modeling.selection import SelectionConfig
-from summarizer.text.documents import BINARY_FORMATS, FORMATS, Document, format_of, read_document
+from summarizer.readers import Document, format_of, formats, read_document, reader
 
 OPTIONS = ("format", "k", "ratio", "max_words", "trigram_blocking", "order")
 LENGTHS = ("k", "ratio", "max_words")  # at most one of them
@@ -154,7 +154,7 @@ def read(source: Source) -> Document:
     if not document.paragraphs:
         data = source.data.encode() if isinstance(source.data, str) else source.data
         blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
-        kind = BINARY_FORMATS.get(source.format, f"{source.format} document")
+        kind = reader(source.format).description.split(" ", 1)[1]  # "a Word document": "Word document"
         raise InputError(f"{source.name}: " + ("empty" if blank else f"no running text found in this {kind}"))
     return document
 
@@ -179,8 +179,8 @@ def _text(value: object, field: str) -> str:
 
 
 def _format(value: object) -> str:
-    if value not in FORMATS:
-        raise RequestError(422, f"format: expected one of {', '.join(FORMATS)}, got {_shown(value)}", "format")
+    if value not in formats():
+        raise RequestError(422, f"format: expected one of {', '.join(formats())}, got {_shown(value)}", "format")
     assert isinstance(value, str)
     return value
 

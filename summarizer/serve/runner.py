@@ -22,7 +22,7 @@ from dataclasses import asdict
 from summarizer.errors import InputError
 from summarizer.modeling.pipeline import Summarizer, Summary
 from summarizer.modeling.selection import SelectionConfig
-from summarizer.text.documents import Document
+from summarizer.readers import Document
 
 Result = Summary | InputError  # a document's summary, or why it has none
 

@@ -1,7 +1,7 @@
-"""Text utilities both sides share: files to running text, paragraphs, sentences, words, centrality.
+"""Text utilities both sides share: paragraphs, sentences, words, centrality, tables.
 
-The flow of a document: `documents` (a file's format to running text; `pdf`, `latex`, `word`,
-`notebook`, `ebook` and `mail` read those formats) -> `layout` (plain text to
-paragraphs) -> `sentences` (Punkt) -> `centrality` (lexical centrality features); `words` are
-the words ROUGE, trigram blocking and the oracle compare.
+The flow of a document: `summarizer.readers` (a file's format to running text) -> `layout`
+(plain text to paragraphs) -> `sentences` (Punkt) -> `centrality` (lexical centrality
+features); `words` are the words ROUGE, trigram blocking and the oracle compare; `tables` reads
+the rows of JSONL, JSON, CSV and Parquet files.
 """

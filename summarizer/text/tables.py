@@ -11,7 +11,7 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +24,9 @@ def file_rows(path: Path) -> Iterator[Row]:
     """The rows of a JSONL, JSON, CSV or Parquet file, each with where it is (file and line or
     row); a row that cannot be read is an `InputError` in its place."""
     suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        return jsonl_rows(path)
-    if suffix == ".json":
-        return _json_rows(path)
-    if suffix == ".csv":
-        return _csv_rows(path)
-    if suffix == ".parquet":
-        return _parquet_rows(path)
-    raise InputError(
-        f"{quoted(str(path))}: unknown format {suffix or '(no suffix)'}; use .jsonl, .json, .csv or .parquet"
-    )
+    if suffix not in _TABLES:
+        raise InputError(f"{quoted(str(path))}: unknown format {suffix or '(no suffix)'}; use {SUFFIXES_NAMED}")
+    return _TABLES[suffix](path)
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -153,3 +145,14 @@ def _parquet_rows(path: Path) -> Iterator[Row]:
         raise InputError(f"{name}: empty file")
     for number, row in enumerate(table.to_pylist(), start=1):
         yield f"{name}, row {number}", row
+
+
+# The tables read, by suffix: `summarize --text-field` and training's data files take these.
+_TABLES: dict[str, Callable[[Path], Iterator[Row]]] = {
+    ".jsonl": jsonl_rows,
+    ".json": _json_rows,
+    ".csv": _csv_rows,
+    ".parquet": _parquet_rows,
+}
+SUFFIXES = tuple(_TABLES)
+SUFFIXES_NAMED = f"{', '.join(SUFFIXES[:-1])} or {SUFFIXES[-1]}"  # ".jsonl, .json, .csv or .parquet"

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from summarizer.text.latex.source import argument_nodes, inner_source, last_argument, starred, walk
+from summarizer.readers.latex.source import argument_nodes, inner_source, last_argument, starred, walk
 
 SECTIONS = ("part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph")
 _NUMBERED_SECTIONS = SECTIONS[:5]

@@ -3,8 +3,8 @@
 Running headers, footers and page numbers go, and verbatim blocks set in a fixed-pitch font
 (programs, commands, files' contents); the lines left are read by the plain text rules
 (`summarizer.text.layout`: soft wraps joined, hyphenation by the maker's habit), then without
-captions and footnotes (`summarizer.text.typeset`). Word and character spacing are made explicit
-first (`summarizer.text.pdf_spacing`), so that words are neither cut nor run together.
+captions and footnotes (`summarizer.readers.pdf.typeset`). Word and character spacing are made explicit
+first (`summarizer.readers.pdf.spacing`), so that words are neither cut nor run together.
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
+from summarizer.readers.base import Reader
+from summarizer.readers.pdf.spacing import explicit_spacing
+from summarizer.readers.pdf.typeset import is_note, running_paragraphs, with_bullets
 from summarizer.text.layout import LINE_BREAK, SENTENCE_END, is_section_heading
 from summarizer.text.layout import paragraphs as text_paragraphs
-from summarizer.text.pdf_spacing import explicit_spacing
-from summarizer.text.typeset import is_note, running_paragraphs, with_bullets
 
 # Lines a PDF page starts or ends with that are running headers or footers when they recur
 # (digits aside) on this share of the pages, or that are a page number alone.
@@ -239,3 +240,6 @@ def _heading_alone(lines: Sequence[str]) -> bool:
 
 def _running_key(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split()).lower())
+
+
+READER = Reader("pdf", "a PDF", (".pdf",), pdf_paragraphs, binary=True, needs={"pypdf": "pypdf"})

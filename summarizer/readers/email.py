@@ -19,6 +19,8 @@ from email.message import MIMEPart
 from email.parser import BytesParser
 
 from summarizer.errors import UnreadableDocument
+from summarizer.readers import html, text
+from summarizer.readers.base import ReadAs, Reader
 
 MAX_HEADER_BYTES = 1_000_000  # a message's headers, at most
 MAX_SIGNATURE_LINES = 10  # a block after "-- " longer than this is no signature
@@ -115,3 +117,14 @@ def without_html_quotes(html: str) -> str:
             if element.getparent() is not None:
                 element.getparent().remove(element)
     return str(lxml_html.tostring(tree, encoding="unicode"))
+
+
+def email_paragraphs(data: bytes) -> list[ReadAs]:
+    """The body of an e-mail message, to be read as plain text or as a web page is."""
+    format, body = email_body(data)
+    if not body.strip():
+        return []
+    return [ReadAs(html.READER if format == "html" else text.READER, body)]
+
+
+READER = Reader("email", "an e-mail message", (".eml",), email_paragraphs, binary=True)

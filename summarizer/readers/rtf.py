@@ -25,8 +25,9 @@ from __future__ import annotations
 import re
 
 from summarizer.errors import UnreadableDocument, first_line
-from summarizer.text.package import OLE
-from summarizer.text.word import apparatus_style
+from summarizer.readers.base import Reader
+from summarizer.readers.docx import apparatus_style
+from summarizer.readers.package import OLE
 
 # Groups that are never the body's text, by the control word that opens them; so is a group
 # opened by `\*` (a destination a reader may skip: footnotes, field instructions, bookmarks...),
@@ -63,12 +64,8 @@ _LEVELS = frozenset("012345678")  # a heading's outline levels (9 is body text)
 def rtf_paragraphs(data: bytes) -> list[str]:
     """The text of each paragraph of an RTF document's body that is not a heading, a title, a
     caption or in a table, on one line (empty ones left out)."""
-    try:
-        from striprtf.striprtf import rtf_to_text
-    except ImportError:
-        from summarizer.text.documents import FORMATS_EXTRA
+    from striprtf.striprtf import rtf_to_text
 
-        raise UnreadableDocument(f"reading RTF documents needs striprtf: {FORMATS_EXTRA}") from None
     if data.startswith(OLE):
         raise UnreadableDocument("an old binary Word document (.doc), not RTF: save it as .rtf or .docx first")
     rtf = data.lstrip(b"\xef\xbb\xbf \t\r\n").decode("latin-1")  # a byte a character, for `\bin` and `\'hh`
@@ -227,3 +224,15 @@ def _not_running_styles(rtf: str) -> set[str]:
                 found.add(number)
                 break
     return found
+
+
+READER = Reader(
+    "rtf",
+    "an RTF document",
+    (".rtf",),
+    rtf_paragraphs,
+    binary=True,
+    running_text=True,
+    needs={"striprtf.striprtf": "striprtf"},
+    extra="formats",
+)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from summarizer.text.latex.source import argument_nodes, inner_source, walk
+from summarizer.readers.latex.source import argument_nodes, inner_source, walk
 
 NEW_COMMANDS = ("newcommand", "renewcommand", "providecommand", "DeclareRobustCommand")
 

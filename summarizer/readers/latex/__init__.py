@@ -4,7 +4,7 @@ The running text is the document's body (after `\\begin{document}`, when there i
 files it reads in (`\\input`, `\\include`, `\\subfile`, `\\import`), from the main file's
 directory and never from outside it; its paragraphs are what blank lines, sectioning commands,
 list items and blocks (an abstract, a quote, a theorem) delimit. The apparatus goes, as a PDF's
-does (`summarizer.text.typeset`): headings, the title block, floats (figures, tables,
+does (`summarizer.readers.pdf.typeset`): headings, the title block, floats (figures, tables,
 algorithms, listings) with their captions, footnotes, parenthetical citations, the
 bibliography, code, comments, notes (`\\todo`) and what a false conditional hides. What a reader
 sees stays: fonts as their words, accents, quotes and dashes as characters, math as text
@@ -22,16 +22,17 @@ import re
 from pathlib import Path
 
 from summarizer.errors import UnreadableDocument, first_line
-from summarizer.text.latex import citations, definitions, numbering, render, source
+from summarizer.readers.base import LeftOut, Reader
+from summarizer.readers.latex import citations, definitions, numbering, render, source
 from summarizer.text.layout import CLOSING_MARKS, SENTENCE_END
 
-__all__ = ["latex_paragraphs", "math_text"]
+__all__ = ["READER", "latex_paragraphs", "math_text"]
 _SENTENCE_BREAK = re.compile(rf"[.!?…][{re.escape(CLOSING_MARKS)}]*(?=\s)")
 
 
 def latex_paragraphs(text: str, path: Path | None = None) -> tuple[list[str], list[str]]:
     """The paragraphs of a LaTeX document's running text, each on one line (perhaps ones that
-    end no sentence: the caller keeps those that do), and a note on each file it reads in that
+    end no sentence: the record keeps those that do), and a note on each file it reads in that
     was left out. `path` is the document's file: the files it reads in and its bibliography are
     read from its directory (none without it)."""
     from pylatexenc.latexwalker import LatexEnvironmentNode
@@ -86,3 +87,19 @@ def _to_last_sentence(paragraph: str) -> str:
         return paragraph
     ends = [found.end() for found in _SENTENCE_BREAK.finditer(paragraph)]
     return paragraph[: ends[-1]] if ends else paragraph
+
+
+def _read(text: str, path: Path | None) -> list[str | LeftOut]:
+    paragraphs, left_out = latex_paragraphs(text, path)
+    return [*paragraphs, *(LeftOut(note) for note in left_out)]
+
+
+READER = Reader(
+    "latex",
+    "a LaTeX document",
+    (".tex", ".ltx", ".latex"),
+    _read,
+    running_text=True,
+    with_path=True,
+    needs={"pylatexenc": "pylatexenc"},
+)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from summarizer.text.latex.source import argument_nodes, file_under, inner_source, last_argument, walk
+from summarizer.readers.latex.source import argument_nodes, file_under, inner_source, last_argument, walk
 
 MAX_BIB_BYTES = 50_000_000  # a .bib file larger than this is not read
 PARENTHETICAL = frozenset("cite citep citealp parencite autocite footcite supercite Citep Autocite Parencite".split())

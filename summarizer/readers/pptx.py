@@ -16,7 +16,8 @@ import posixpath
 import re
 from typing import Any
 
-from summarizer.text.package import Package, open_package
+from summarizer.readers.base import Reader
+from summarizer.readers.package import Package, open_package
 
 KIND = "PowerPoint presentation"
 # Placeholders that are not running text: titles, and what the master repeats on every slide.
@@ -166,3 +167,15 @@ def _hidden(properties: Any) -> bool:
     """Whether a shape's non-visual properties mark it hidden."""
     name = properties.find(f"{_P}cNvPr") if properties is not None else None
     return name is not None and name.get("hidden") in ("1", "true")
+
+
+READER = Reader(
+    "pptx",
+    "a PowerPoint presentation",
+    (".pptx",),
+    pptx_paragraphs,
+    binary=True,
+    running_text=True,
+    needs={"lxml": "lxml"},
+    extra="formats",
+)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import html
 import re
 
+from summarizer.readers.base import Reader
+
 PAUSE_SECONDS = 4.0  # a silence this long between cues ends a paragraph
 _TIMING = re.compile(r"^\s*((?:\d+:)?\d{1,2}:\d{2}[,.]\d{1,3})\s*-->\s*((?:\d+:)?\d{1,2}:\d{2}[,.]\d{1,3})(?:\s.*)?$")
 _VOICE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]*)>")
@@ -91,3 +93,6 @@ def _repeated(lines: list[str], before: list[str]) -> int:
 def _seconds(stamp: str) -> float:
     parts = stamp.replace(",", ".").split(":")
     return sum(float(part) * 60**power for power, part in enumerate(reversed(parts)))
+
+
+READER = Reader("subtitles", "a subtitle file", (".srt", ".vtt"), subtitle_paragraphs)

@@ -1,5 +1,5 @@
-"""Jupyter notebooks: the Markdown of their text cells (code, its output and raw cells are not
-running text)."""
+"""Jupyter notebooks: the Markdown of their text cells, read as Markdown is, with their math as
+Jupyter renders it (code, its output and raw cells are not running text)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 from summarizer.errors import UnreadableDocument
+from summarizer.readers.base import Reader
+from summarizer.readers.markdown import markdown_paragraphs
 
 
 def notebook_markdown(text: str) -> list[str]:
@@ -33,3 +35,11 @@ def notebook_markdown(text: str) -> list[str]:
                 raise UnreadableDocument(f"not a Jupyter notebook: cell {number}'s source is not text")
             sources.append(source)
     return sources
+
+
+def notebook_paragraphs(text: str) -> list[str]:
+    """The paragraphs of a notebook's Markdown cells, with their math."""
+    return [paragraph for cell in notebook_markdown(text) for paragraph in markdown_paragraphs(cell, math=True)]
+
+
+READER = Reader("notebook", "a Jupyter notebook", (".ipynb",), notebook_paragraphs, running_text=True)

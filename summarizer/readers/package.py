@@ -125,20 +125,9 @@ def parse_xml(data: bytes, what: str, parser: Any = None) -> Any:
         raise UnreadableDocument(f"not a readable {what}: {first_line(error)}") from None
 
 
-def require_lxml(kind: str) -> None:
-    """A one-line `UnreadableDocument` naming the extra to install when lxml is missing."""
-    try:
-        import lxml.etree  # noqa: F401
-    except ImportError:
-        from summarizer.text.documents import FORMATS_EXTRA
-
-        raise UnreadableDocument(f"reading {kind}s needs lxml: {FORMATS_EXTRA}") from None
-
-
 def open_package(data: bytes, kind: str, main_part: str, old_binary: str | None = None) -> Package:
     """`data` as a package holding `main_part`; `old_binary` is the message for a file in the old
     binary (OLE) container, of a kind that had one."""
-    require_lxml(kind)
     if data.startswith(OLE) and old_binary is not None:
         if _ENCRYPTED_OOXML in data:
             raise UnreadableDocument(f"an encrypted (password-protected) {kind}: remove its password first")

@@ -1,6 +1,6 @@
 """Word documents (.docx, Office Open XML): the body's paragraphs, read with python-docx's XML
 classes from the two parts they need (`word/document.xml` and `word/styles.xml`, unpacked by
-`summarizer.text.package`); no other part is unpacked or parsed.
+`summarizer.readers.package`); no other part is unpacked or parsed.
 
 Headings, the title, captions and tables of contents are not running text (a paragraph style
 names them); tables, text boxes, headers, footers, comments and footnotes are not in the body's
@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
-from summarizer.text.package import open_package
+from summarizer.readers.base import Reader
+from summarizer.readers.package import open_package
 
 BODY = "word/document.xml"
 STYLES = "word/styles.xml"
@@ -32,12 +33,8 @@ _FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallba
 def docx_paragraphs(data: bytes) -> list[str]:
     """The text of each paragraph of a .docx document's body that is not a heading, a title, a
     caption or a table of contents entry, on one line (empty ones left out)."""
-    try:
-        from docx.oxml.ns import qn
-    except ImportError:
-        from summarizer.text.documents import FORMATS_EXTRA
+    from docx.oxml.ns import qn
 
-        raise UnreadableDocument(f"reading Word documents needs python-docx: {FORMATS_EXTRA}") from None
     old_binary = "an old binary Word document (.doc), not .docx: save it as .docx first"
     package = open_package(data, "Word .docx document", BODY, old_binary)
     body_xml, styles_xml = package.read(BODY), package.read(STYLES) if STYLES in package else None
@@ -141,3 +138,15 @@ def _text(paragraph: Any, qn: Any, hiding: dict[str, bool], hidden: bool) -> str
         else:
             parts.append("-" if element.tag == qn("w:noBreakHyphen") else " ")
     return "".join(parts)
+
+
+READER = Reader(
+    "docx",
+    "a Word document",
+    (".docx",),
+    docx_paragraphs,
+    binary=True,
+    running_text=True,
+    needs={"docx": "python-docx", "lxml": "lxml"},
+    extra="formats",
+)

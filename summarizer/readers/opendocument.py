@@ -13,7 +13,7 @@ Text a tracked change deleted is kept apart from the body (`text:tracked-changes
 out; inserted text is read. Spaces (`text:s`), tabs and
 line breaks inside a paragraph are a space; soft hyphens go.
 
-A presentation, as a PowerPoint one is read (`summarizer.text.slides`): each shown slide's text
+A presentation, as a PowerPoint one is read (`summarizer.readers.pptx`): each shown slide's text
 (its text boxes, outlines and shapes, in groups too, in the order the slide lists them; never its
 title or subtitle, tables, charts, pictures, page number, date, header or footer, nor a hidden
 shape), then its speaker notes; a raised note mark ("1", "*") is no text, nor a slide of the
@@ -27,9 +27,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from summarizer.errors import UnreadableDocument
-from summarizer.text.package import MAX_TEXT_BYTES, article, open_package, parse_xml, require_lxml
-from summarizer.text.slides import NOTE_MARK, note_marks, without_note_lists
-from summarizer.text.word import apparatus_style
+from summarizer.readers.docx import apparatus_style
+from summarizer.readers.package import MAX_TEXT_BYTES, article, open_package, parse_xml
+from summarizer.readers.pptx import NOTE_MARK, note_marks, without_note_lists
 
 KIND = "OpenDocument text document"
 PRESENTATION = "OpenDocument presentation"
@@ -195,7 +195,6 @@ def _frame_paragraphs(frame: Any) -> list[Any]:
 
 def _flat(data: bytes, kind: str) -> Any:
     """A flat OpenDocument file's root (`office:document`)."""
-    require_lxml(kind)
     if len(data) > MAX_TEXT_BYTES:
         raise UnreadableDocument(f"more than {MAX_TEXT_BYTES / 1e6:g} MB of text")
     root = parse_xml(data, f"flat {kind}")

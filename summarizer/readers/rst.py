@@ -14,8 +14,7 @@ blocks, or the directives docutils does not know (Sphinx's `toctree`, `versionad
 Nothing is read from elsewhere: docutils' configuration files, `include`, and `raw` or
 `csv-table` with a file or URL are off. docutils takes time that grows faster than the text in
 some cases (many auto-numbered footnotes, a paragraph of thousands of unclosed inline marks), so
-a document that `fits` no bound is read as plain text instead, as `summarizer.text.layout`
-reads reStructuredText markup.
+a document that `fits` no bound is read as plain text instead (`summarizer.readers.text`).
 """
 
 from __future__ import annotations
@@ -25,7 +24,9 @@ import re
 from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
-from summarizer.text.latex import math_text
+from summarizer.readers import text as plain
+from summarizer.readers.base import ReadAs, Reader
+from summarizer.readers.latex import math_text
 
 MAX_CHARACTERS = 500_000  # a longer document is read as plain text (many footnotes: 11 s at this size)
 MAX_BLOCK_CHARACTERS = 30_000  # so is one with a longer unindented block (a paragraph of inline marks: 1 s)
@@ -57,11 +58,9 @@ def fits(text: str) -> bool:
 def rst_paragraphs(text: str) -> list[str]:
     """The text of each paragraph of a reStructuredText document's running text, on one line
     (empty ones, and those that are all literal text, left out)."""
-    try:
-        from docutils import nodes
-        from docutils.core import publish_doctree
-    except ImportError:
-        raise UnreadableDocument("reading reStructuredText needs docutils: pip install docutils") from None
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
     try:
         document = publish_doctree(text, settings_overrides={**_SETTINGS, "warning_stream": io.StringIO()})
     except RecursionError:
@@ -126,3 +125,19 @@ def _role_text(source: str) -> str:
     if content.startswith("~"):
         return content[1:].rpartition(".")[2]
     return content.removeprefix("!")
+
+
+def _read(text: str) -> list[str] | list[ReadAs]:
+    """reStructuredText as docutils reads it; as plain text when docutils would take time that
+    grows faster than the text (`fits`)."""
+    return rst_paragraphs(text) if fits(text) else [ReadAs(plain.READER, text)]
+
+
+READER = Reader(
+    "rst",
+    "a reStructuredText document",
+    (".rst", ".rest"),
+    _read,
+    running_text=True,
+    needs={"docutils": "docutils"},
+)

@@ -1,4 +1,4 @@
-"""EPUB books: their chapters' XHTML in reading order (the package's spine), for the HTML reader.
+"""EPUB books: their chapters' XHTML in reading order (the package's spine), each read as HTML is.
 
 An EPUB is a ZIP archive: `META-INF/container.xml` names the package document (OPF), whose
 manifest lists the book's files and whose spine gives the reading order. Navigation documents
@@ -14,7 +14,9 @@ from typing import Any
 from urllib.parse import unquote
 
 from summarizer.errors import UnreadableDocument
-from summarizer.text.package import Package, open_package
+from summarizer.readers import html
+from summarizer.readers.base import ReadAs, Reader
+from summarizer.readers.package import Package, open_package
 
 KIND = "EPUB book"
 CONTAINER = "META-INF/container.xml"
@@ -31,7 +33,7 @@ _FONT_OBFUSCATION = ("http://www.idpf.org/2008/embedding", "http://ns.adobe.com/
 def epub_chapters(data: bytes) -> list[bytes]:
     """The XHTML of each chapter of an EPUB book, in reading order; the container, the package
     document, the encryption list and the chapters are unpacked within one bound
-    (`summarizer.text.package.MAX_TEXT_BYTES`), and nothing else is."""
+    (`summarizer.readers.package.MAX_TEXT_BYTES`), and nothing else is."""
     package = open_package(data, KIND, CONTAINER)
     rootfile = package.xml(CONTAINER).find(f".//{_CONTAINER}rootfile")
     package_path = rootfile.get("full-path") if rootfile is not None else None
@@ -72,3 +74,19 @@ def _encrypted(package: Package) -> set[str]:
         if reference is not None and (method is None or method.get("Algorithm") not in _FONT_OBFUSCATION):
             found.add(posixpath.normpath(unquote(reference.get("URI", ""))))
     return found
+
+
+def epub_paragraphs(data: bytes) -> list[ReadAs]:
+    """The chapters of an EPUB book, each to be read as a web page is."""
+    return [ReadAs(html.READER, chapter) for chapter in epub_chapters(data)]
+
+
+READER = Reader(
+    "epub",
+    "an EPUB book",
+    (".epub",),
+    epub_paragraphs,
+    binary=True,
+    needs={"lxml": "lxml", "trafilatura": "trafilatura"},
+    extra="formats",
+)

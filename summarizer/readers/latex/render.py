@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from summarizer.errors import UnreadableDocument
-from summarizer.text.latex import citations
-from summarizer.text.latex.definitions import Command, chosen_branches
-from summarizer.text.latex.numbering import NAMES, SECTIONS, UNKNOWN
-from summarizer.text.latex.source import MATH_ENVIRONMENTS, argument_nodes, inner_source, last_argument, parse
+from summarizer.readers.latex import citations
+from summarizer.readers.latex.definitions import Command, chosen_branches
+from summarizer.readers.latex.numbering import NAMES, SECTIONS, UNKNOWN
+from summarizer.readers.latex.source import MATH_ENVIRONMENTS, argument_nodes, inner_source, last_argument, parse
 
 MAX_EXPANSION_DEPTH = 16  # a command defined by way of another, as deep as this
 MAX_EXPANSIONS = 200_000  # commands expanded in one document, at most
