@@ -1,5 +1,5 @@
 """OpenDocument text (.odt, and the flat .fodt) and presentations (.odp, .fodp), read from
-content.xml.
+content.xml: the reading both formats share (their records are in `odt` and `odp`).
 
 A text: the paragraphs (`text:p`) of the body, of its sections and of its lists, in document
 order. Headings (`text:h`) are not running text, nor a paragraph whose style, or a style it
