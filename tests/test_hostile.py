@@ -491,7 +491,7 @@ LIBRARY_CASES = [
     ("text of a number", lambda s: s.summarize(123), TypeError, "document 0: expected text, a Document or a list of sentences, got int"),
     ("bytes not UTF-8", lambda s: s.summarize(b"Caf\xe9. More text."), InputError, "document 0: not valid UTF-8 text (byte 3)"),
     ("pdf given as text", lambda s: s.summarize("%PDF-1.7", format="pdf"), InputError, "document 0: a PDF is read from its bytes"),
-    ("unknown format", lambda s: s.summarize("Text.", format="xlsx"), ValueError, "format must be one of text, markdown, rst, html, pdf"),
+    ("unknown format", lambda s: s.summarize("Text.", format="xlsx"), ValueError, "format must be one of docx, email, epub, html, latex, markdown"),
     ("a sentence that is not text", lambda s: s.summarize(["Fine.", 5]), TypeError, "got list"),
     ("one string to summarize_batch", lambda s: list(s.summarize_batch("A text.")), TypeError, "use summarize for one text"),
     ("batch size 0", lambda s: s.summarize_batch([ARTICLE], batch_size=0), ValueError, "batch_size must be at least 1"),
