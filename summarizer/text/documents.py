@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import regex
 
 from summarizer.errors import InputError, UnreadableDocument, first_line, quoted
+from summarizer.text.apparatus import drop_html_references
 from summarizer.text.ebook import epub_chapters
 from summarizer.text.latex import latex_paragraphs, math_text
 from summarizer.text.layout import CLOSING_MARKS, SENTENCE_END
@@ -360,6 +361,7 @@ def html_paragraphs(page: str | bytes) -> list[str]:
     tree = trafilatura.load_html(page)  # parsed once: for the code blocks, then by trafilatura
     if tree is None:
         return []
+    drop_html_references(tree)  # a page's list of references is none of its text
     code = _code_text(tree)  # before extracting, which changes the tree
     extracted = trafilatura.extract(
         tree,
