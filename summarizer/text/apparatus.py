@@ -16,7 +16,7 @@ REFERENCES_HEADING = re.compile(
     r"(?:(?:\d{1,2}(?:\.\d{1,2})*|[IVXivx]{1,5}|[A-Z])[.)]?\s+)?"
     r"(?:references?|bibliography|select(?:ed)?\s+bibliography|works\s+cited|literature\s+cited|cited\s+literature|"
     r"reference\s+list|list\s+of\s+references|references\s+(?:and|&)\s+notes|notes\s+(?:and|&)\s+references|"
-    r"further\s+reading|bibliographie|literatur|literaturverzeichnis|quellen|références|références\s+bibliographiques|"
+    r"bibliographie|literatur|literaturverzeichnis|quellen|références|références\s+bibliographiques|"
     r"referencias(?:\s+bibliográficas)?|bibliografía|bibliografia|riferimenti\s+bibliografici)\s*[:.]?",
     re.IGNORECASE,
 )
