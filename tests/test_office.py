@@ -534,24 +534,26 @@ def test_a_presentation_reads_as_its_slides_text_each_followed_by_its_notes():
 
 
 def test_a_raised_note_mark_on_a_slide_is_no_text():
-    mark = '<a:p><a:r><a:rPr/><a:t>Prices fell.</a:t></a:r><a:r><a:rPr baseline="30000"/><a:t>1</a:t></a:r></a:p>'
+    mark = (
+        '<a:p><a:r><a:rPr/><a:t>We saw prices fall.</a:t></a:r><a:r><a:rPr baseline="30000"/><a:t>1</a:t></a:r></a:p>'
+    )
     lowered = '<a:p><a:r><a:rPr baseline="-25000"/><a:t>H</a:t></a:r><a:r><a:rPr/><a:t>O is water.</a:t></a:r></a:p>'
     body = shape("x", placeholder='idx="1"').replace("<a:p><a:r><a:rPr/><a:t>x</a:t></a:r></a:p>", mark + lowered)
     files = {**deck_files(), "ppt/slides/slide2.xml": slide(body)}
-    assert Document.from_text(_zip(files), "pptx").paragraphs[:2] == ("Prices fell.", "HO is water.")
+    assert Document.from_text(_zip(files), "pptx").paragraphs[:2] == ("We saw prices fall.", "HO is water.")
 
 
 def test_a_slide_of_the_notes_raised_marks_refer_to_is_no_running_text():
-    marked = '<a:p><a:r><a:t>Prices fell.</a:t></a:r><a:r><a:rPr baseline="30000"/><a:t>1,2</a:t></a:r></a:p>'
+    marked = '<a:p><a:r><a:t>We saw prices fall.</a:t></a:r><a:r><a:rPr baseline="30000"/><a:t>1,2</a:t></a:r></a:p>'
     body = shape("x", placeholder='idx="1"').replace("<a:p><a:r><a:rPr/><a:t>x</a:t></a:r></a:p>", marked)
-    notes = shape("1. Figures from the grid operator.", "2. A forecast by the bank.", placeholder='idx="1"')
+    notes = shape("1. The figures are from the grid operator.", "2. The forecast is the bank’s.", placeholder='idx="1"')
     files = {
         **deck_files(),
         "ppt/slides/slide2.xml": slide(body),
         "ppt/slides/slide1.xml": slide(shape("Notes", placeholder='type="title"'), notes),  # as pandoc sets them
     }
     read = Document.from_text(_zip(files), "pptx").paragraphs
-    assert read[0] == "Prices fell." and not any("Figures" in paragraph for paragraph in read)
+    assert read[0] == "We saw prices fall." and not any("figures" in paragraph for paragraph in read)
     # the same list before the last slide, or a slide of numbers that are no notes, is text
     steps = slide(shape("1. We cleaned the data by hand.", "2. We fitted the model to it.", placeholder='idx="1"'))
     files["ppt/slides/slide2.xml"] = steps
@@ -561,14 +563,14 @@ def test_a_slide_of_the_notes_raised_marks_refer_to_is_no_running_text():
         "2. We fitted the model to it.",
     )
     files["ppt/slides/slide2.xml"] = slide(body.replace(">1,2<", ">3<"))
-    files["ppt/slides/slide1.xml"] = slide(shape("3 of every 4 customers renewed last year.", placeholder='idx="1"'))
-    assert Document.from_text(_zip(files), "pptx").paragraphs[-1] == "3 of every 4 customers renewed last year."
+    files["ppt/slides/slide1.xml"] = slide(shape("3 of every 4 customers have renewed.", placeholder='idx="1"'))
+    assert Document.from_text(_zip(files), "pptx").paragraphs[-1] == "3 of every 4 customers have renewed."
     # a numbered list no raised mark refers to is the slide's text
-    files["ppt/slides/slide2.xml"] = slide(shape("Prices fell.", placeholder='idx="1"'))
+    files["ppt/slides/slide2.xml"] = slide(shape("We saw prices fall.", placeholder='idx="1"'))
     files["ppt/slides/slide1.xml"] = slide(shape("Notes", placeholder='type="title"'), notes)
     assert Document.from_text(_zip(files), "pptx").paragraphs[-2:] == (
-        "1. Figures from the grid operator.",
-        "2. A forecast by the bank.",
+        "1. The figures are from the grid operator.",
+        "2. The forecast is the bank’s.",
     )
 
 

@@ -7,16 +7,23 @@ names them); tables, text boxes, headers, footers, comments and footnotes are no
 paragraphs (a text box anchored in one is left out of it). Text a tracked change deleted is
 left out, text it inserted is read, and so is hidden text (a run whose formatting, character
 style or paragraph style hides it, as Word does not print it); a line break inside a paragraph is
-a space.
+a space, and an equation (Office Math) reads as its text (`summarizer.text.formulas`). A
+References or Bibliography section is no running text (`summarizer.text.apparatus`), and
+paragraphs that are the lines of hard-wrapped text are joined as plain text's lines are
+(`summarizer.text.layout.rejoined`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
 from summarizer.readers.base import Reader
 from summarizer.readers.package import open_package
+from summarizer.text.apparatus import in_reference_sections
+from summarizer.text.formulas import omml_text
+from summarizer.text.layout import rejoined
 
 BODY = "word/document.xml"
 STYLES = "word/styles.xml"
@@ -28,6 +35,7 @@ NOT_RUNNING = (
     "header", "footer",
 )  # fmt: skip
 _FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+_HEADING_NAME = re.compile(r"heading (\d)")
 
 
 def docx_paragraphs(data: bytes) -> list[str]:
@@ -45,17 +53,18 @@ def docx_paragraphs(data: bytes) -> list[str]:
         body = parse_xml(body_xml).find(qn("w:body"))
         if body is None:
             raise ValueError(f"no body in {BODY}")
-        apart, hiding = _style_traits(Styles(parse_xml(styles_xml)) if styles_xml else [])
+        styles: Any = Styles(parse_xml(styles_xml)) if styles_xml else []
+        apart, hiding = _style_traits(styles)
+        ranks = _heading_ranks(styles)
         paragraphs = [child for child in body.iterchildren(qn("w:p"), qn("w:sdt")) for child in _paragraphs(child, qn)]
-        result = []
+        blocks = []  # each paragraph's text, its rank as a heading, and whether it is running text
         for paragraph in paragraphs:
             style = _style_id(paragraph, qn)
-            if style in apart:
-                continue
             text = " ".join(_text(paragraph, qn, hiding, hiding.get(style or "", False)).split())
-            if text:
-                result.append(text)
-        return result
+            blocks.append((text, _rank(paragraph, style, ranks, qn), style not in apart))
+        references = in_reference_sections([(text, rank) for text, rank, _ in blocks])
+        # A paragraph left out ends one of the text's, for a hard-wrapped document's lines.
+        return rejoined([text if kept and not listed else "" for (text, _, kept), listed in zip(blocks, references)])
     except Exception as error:  # python-docx and lxml raise many types on damaged parts
         raise UnreadableDocument(f"not a readable Word document: {first_line(error)}") from None
 
@@ -104,6 +113,31 @@ def _style_traits(styles: Any) -> tuple[set[str], dict[str, bool]]:
     return apart, {style_id: hidden for style_id, (_, hidden) in traits.items() if hidden is not None}
 
 
+def _heading_ranks(styles: Any) -> dict[str, int]:
+    """The rank of each heading style ("Heading 2": 2; the title's: 0), by its name or the name
+    of a style it is based on."""
+    own = {style.style_id: (style.name or "", style.element.basedOn_val) for style in styles}
+    ranks = {}
+    for start in own:
+        seen, style_id = set(), start
+        while style_id in own and style_id not in seen:
+            seen.add(style_id)
+            name, style_id = own[style_id][0].lower(), own[style_id][1]
+            rank = _HEADING_NAME.fullmatch(name)
+            if rank or name == "title":
+                ranks[start] = int(rank[1]) if rank else 0
+                break
+    return ranks
+
+
+def _rank(paragraph: Any, style: str | None, ranks: dict[str, int], qn: Any) -> int | None:
+    """A paragraph's rank as a heading (its outline level's, else its style's), None for none."""
+    level = paragraph.find(f"{qn('w:pPr')}/{qn('w:outlineLvl')}")
+    if level is not None and (value := level.get(qn("w:val")) or "").isdigit() and int(value) < 9:
+        return int(value) + 1
+    return ranks.get(style or "")
+
+
 def _style_id(paragraph: Any, qn: Any) -> str | None:
     style = paragraph.find(f"{qn('w:pPr')}/{qn('w:pStyle')}")
     return None if style is None else style.get(qn("w:val"))
@@ -124,16 +158,19 @@ def _hidden_run(run: Any, qn: Any, hiding: dict[str, bool], default: bool) -> bo
 def _text(paragraph: Any, qn: Any, hiding: dict[str, bool], hidden: bool) -> str:
     """A paragraph's text: its runs' text, tabs and breaks as spaces, deleted and hidden text left
     out (`hiding`: the styles that say whether they hide text; `hidden`: the paragraph style's)."""
-    text_tag, run_tag = qn("w:t"), qn("w:r")
-    apart = {qn("w:del"), qn("w:txbxContent"), _FALLBACK}  # deleted text, text boxes (and their copies)
+    text_tag, run_tag, math_tag = qn("w:t"), qn("w:r"), qn("m:oMath")
+    # Deleted text, text boxes (and their copies); an equation is read whole, as its text.
+    apart = {qn("w:del"), qn("w:txbxContent"), _FALLBACK, math_tag}
     parts = []
-    for element in paragraph.iter(text_tag, qn("w:tab"), qn("w:br"), qn("w:cr"), qn("w:noBreakHyphen")):
+    for element in paragraph.iter(text_tag, qn("w:tab"), qn("w:br"), qn("w:cr"), qn("w:noBreakHyphen"), math_tag):
         if any(ancestor.tag in apart for ancestor in element.iterancestors()):
             continue
         run = next(element.iterancestors(run_tag), None)
         if run is not None and _hidden_run(run, qn, hiding, hidden):
             continue
-        if element.tag == text_tag:
+        if element.tag == math_tag:
+            parts.append(omml_text(element))
+        elif element.tag == text_tag:
             parts.append(element.text or "")
         else:
             parts.append("-" if element.tag == qn("w:noBreakHyphen") else " ")

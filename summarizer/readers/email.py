@@ -7,7 +7,8 @@ replaced). Headers, attachments, the signature (a short last block after a "-- "
 quoted text are not the sender's running text: in plain text, lines that begin with ">" with the
 "On ... wrote:" line above them, and a quoted reply below an Outlook-style "-----Original
 Message-----", a line of underscores, or a "From:" line over "Sent:" or "Date:"; in HTML, the
-quote and signature blocks Gmail, Outlook, Thunderbird and Apple Mail mark. A file in mbox form
+quote and signature blocks Gmail, Outlook, Thunderbird and Apple Mail mark. An HTML body's
+tables lay out its text, which is read. A file in mbox form
 (beginning "From ") is read as its first message.
 """
 
@@ -45,6 +46,9 @@ _HTML_QUOTES = (
     "//*[@id='Signature']",
 )
 _HTML_CUT = ("//*[@id='divRplyFwdMsg']", "//*[@id='appendonsend']")  # Outlook: the quoted reply follows
+# A message's tables lay its text out (newsletters, receipts and notices set every block in a
+# table's cells): read as the blocks they are, not left out as a web page's data tables are.
+_LAYOUT = ("table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption")
 _STUB = 200  # a plain part this short, beside an HTML part three times as long, is a stub
 
 
@@ -63,7 +67,7 @@ def email_body(data: bytes) -> tuple[str, str]:
     plain, html = message.get_body(preferencelist=("plain",)), message.get_body(preferencelist=("html",))
     plain_text, html_text = _content(plain), _content(html)
     if html_text and (not plain_text or _is_stub(plain_text, html_text)):
-        return "html", without_html_quotes(html_text)
+        return "html", html_body(html_text)
     return "text", without_quotes(plain_text)
 
 
@@ -97,8 +101,9 @@ def without_quotes(text: str) -> str:
     return _QUOTED.sub("", _ATTRIBUTION.sub("", text))
 
 
-def without_html_quotes(html: str) -> str:
-    """An HTML body less its quoted reply and signature blocks (by the marks mail programs give)."""
+def html_body(html: str) -> str:
+    """An HTML body less its quoted reply and signature blocks (by the marks mail programs
+    give), its layout tables read as the blocks they lay out (`_LAYOUT`)."""
     try:
         from lxml import etree
         from lxml import html as lxml_html
@@ -116,6 +121,8 @@ def without_html_quotes(html: str) -> str:
         for element in tree.xpath(path):
             if element.getparent() is not None:
                 element.getparent().remove(element)
+    for element in tree.iter(*_LAYOUT):
+        element.tag = "div"
     return str(lxml_html.tostring(tree, encoding="unicode"))
 
 

@@ -9,6 +9,7 @@ import logging
 from typing import Any
 
 from summarizer.readers.base import Reader
+from summarizer.text.apparatus import drop_html_references
 
 # Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
 _HTML_BLOCKS = ("p", "item", "quote")
@@ -35,6 +36,7 @@ def html_paragraphs(page: str | bytes) -> list[str]:
     tree = trafilatura.load_html(page)  # parsed once: for the code blocks, then by trafilatura
     if tree is None:
         return []
+    drop_html_references(tree)  # a page's list of references is none of its text
     code = _code_text(tree)  # before extracting, which changes the tree
     extracted = trafilatura.extract(
         tree,

@@ -11,13 +11,18 @@ left out of the paragraph they are in, and so is hidden text (a hidden-text fiel
 style that hides its text; a paragraph a hidden-paragraph field or its style hides goes whole).
 Text a tracked change deleted is kept apart from the body (`text:tracked-changes`) and left
 out; inserted text is read. Spaces (`text:s`), tabs and
-line breaks inside a paragraph are a space; soft hyphens go.
+line breaks inside a paragraph are a space; soft hyphens go; a formula (a MathML object, in the
+package or in a flat file's frame) reads as its text (`summarizer.text.formulas`). A References
+or Bibliography section is no running text (`summarizer.text.apparatus`), and paragraphs that
+are the lines of hard-wrapped text are joined as plain text's lines are
+(`summarizer.text.layout.rejoined`).
 
 A presentation, as a PowerPoint one is read (`summarizer.readers.pptx`): each shown slide's text
 (its text boxes, outlines and shapes, in groups too, in the order the slide lists them; never its
 title or subtitle, tables, charts, pictures, page number, date, header or footer, nor a hidden
 shape), then its speaker notes; a raised note mark ("1", "*") is no text, nor a slide of the
-notes such marks refer to.
+notes such marks refer to; a slide's bullet fragments give way to the deck's sentences
+(`summarizer.readers.pptx.talk_text`).
 """
 
 from __future__ import annotations
@@ -28,8 +33,11 @@ from typing import Any
 
 from summarizer.errors import UnreadableDocument
 from summarizer.readers.docx import apparatus_style
-from summarizer.readers.package import MAX_TEXT_BYTES, article, open_package, parse_xml
+from summarizer.readers.package import MAX_TEXT_BYTES, Package, article, open_package, parse_xml
 from summarizer.readers.pptx import NOTE_MARK, note_marks, without_note_lists
+from summarizer.text.apparatus import in_reference_sections
+from summarizer.text.formulas import mathml_text
+from summarizer.text.layout import rejoined
 
 KIND = "OpenDocument text document"
 PRESENTATION = "OpenDocument presentation"
@@ -39,6 +47,8 @@ _STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 _MANIFEST = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}"
 _SHOW = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
+_MATH = "{http://www.w3.org/1998/Math/MathML}math"
+_HREF = "{http://www.w3.org/1999/xlink}href"
 _AUTOMATIC = (f"{_OFFICE}automatic-styles",)  # a part's style groups: its automatic styles,
 _ALL_STYLES = (f"{_OFFICE}styles", *_AUTOMATIC)  # and its common ones too
 # Blocks whose paragraphs are the body's (tables, indexes, frames and the rest are not).
@@ -63,13 +73,20 @@ def odt_paragraphs(data: bytes) -> list[str]:
     content, styles, hidden = _content(
         data, KIND, "an old binary document (such as Word's .doc), not .odt: save it as .odt first"
     )
-    result: list[str] = []
-    for paragraph in _paragraphs(_body(content, "text", KIND)):
-        style = paragraph.get(f"{_TEXT}style-name")
-        if _not_running(style, styles) or _hides_itself(paragraph):
+    blocks: list[tuple[str, int | None, bool]] = []  # text, rank as a heading, whether running text
+    for paragraph in _paragraphs(_body(content, "text", KIND), headings=True):
+        if _hides_itself(paragraph) or paragraph.get(f"{_TEXT}style-name") in hidden:
             continue
-        _add_line(paragraph, result, hidden)  # not one its style hides
-    return result
+        text = _line(paragraph, hidden)
+        if paragraph.tag == f"{_TEXT}h":
+            blocks.append(
+                (text, int(level) if (level := paragraph.get(f"{_TEXT}outline-level", "1")).isdigit() else 1, False)
+            )
+        else:
+            blocks.append((text, None, not _not_running(paragraph.get(f"{_TEXT}style-name"), styles)))
+    references = in_reference_sections([(text, rank) for text, rank, _ in blocks])
+    # A paragraph left out ends one of the text's, for a hard-wrapped document's lines.
+    return rejoined([text if kept and not listed else "" for (text, _, kept), listed in zip(blocks, references)])
 
 
 def odp_paragraphs(data: bytes) -> list[str]:
@@ -105,15 +122,37 @@ def _content(data: bytes, kind: str, old_binary: str) -> tuple[Any, dict[str, tu
     paragraph styles and the styles that hide their text."""
     if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"<?xml", b"<office:document")):
         content = _flat(data, kind)
+        _formulas_as_text(content, None)
         return content, _styles(content), _hidden_styles(content)
     package = open_package(data, kind, "content.xml", old_binary)
     if _encrypted(package):
         raise UnreadableDocument(f"an encrypted (password-protected) {kind}: remove its password first")
     shared = package.xml("styles.xml") if "styles.xml" in package else None
     content = package.xml("content.xml")
+    _formulas_as_text(content, package)
     styles = {**(_styles(shared) if shared is not None else {}), **_styles(content)}
     hidden = (_hidden_styles(shared) if shared is not None else set()) | _hidden_styles(content)
     return content, styles, hidden
+
+
+def _formulas_as_text(content: Any, package: Package | None) -> None:
+    """Each formula's frame in `content` made a span of its text: a formula object (MathML,
+    in the flat file's frame or in the package's part the frame names) reads as its text."""
+    for frame in list(content.iter(f"{_DRAW}frame")):
+        math = None
+        for embedded in frame.iterchildren(f"{_DRAW}object"):
+            math = embedded.find(_MATH)
+            target = (embedded.get(_HREF) or "").removeprefix("./").strip("/")
+            part = f"{target}/content.xml"
+            if math is None and package is not None and target and part in package:
+                root = package.xml(part)
+                math = root if root.tag == _MATH else root.find(f".//{_MATH}")
+            if math is not None:
+                break
+        if math is not None and frame.getparent() is not None:
+            span = frame.makeelement(f"{_TEXT}span", {})
+            span.text, span.tail = mathml_text(math), frame.tail
+            frame.getparent().replace(frame, span)
 
 
 def _body(content: Any, kind_of_body: str, kind: str) -> Any:
@@ -139,11 +178,16 @@ def _add_line(
     it); the note marks in `raised` styles left out, and added to `marks`."""
     if paragraph.get(f"{_TEXT}style-name") in hidden:
         return
-    parts: list[str] = []
-    _inline(paragraph, parts, hidden, raised, marks)
-    line = " ".join("".join(parts).replace("\xad", "").split())
+    line = _line(paragraph, hidden, raised, marks)
     if line:
         lines.append(line)
+
+
+def _line(paragraph: Any, hidden: set[str], raised: frozenset[str] = frozenset(), marks: set[str] | None = None) -> str:
+    """A paragraph's text on one line (`_inline`)."""
+    parts: list[str] = []
+    _inline(paragraph, parts, hidden, raised, marks)
+    return " ".join("".join(parts).replace("\xad", "").split())
 
 
 def _hidden_pages(content: Any) -> set[str]:
@@ -269,14 +313,15 @@ def _not_running(name: str | None, styles: dict[str, tuple[str, str | None, bool
     return False
 
 
-def _paragraphs(element: Any) -> list[Any]:
-    """The `text:p` elements of the body, of its sections and of its lists, in document order."""
+def _paragraphs(element: Any, headings: bool = False) -> list[Any]:
+    """The `text:p` elements of the body, of its sections and of its lists, in document order;
+    with `headings`, its `text:h` elements too."""
     found = []
     for child in element:
-        if child.tag == f"{_TEXT}p":
+        if child.tag == f"{_TEXT}p" or (headings and child.tag == f"{_TEXT}h"):
             found.append(child)
         elif child.tag in _BLOCKS:
-            found.extend(_paragraphs(child))
+            found.extend(_paragraphs(child, headings))
     return found
 
 

@@ -8,6 +8,8 @@ hidden shape. After a slide come its speaker notes (the notes page's body placeh
 slide image or number), often the running text of a talk. A line break inside a paragraph is a
 space. A raised note mark ("1", "*") is no text, and neither are the deck's last slides when
 they list the notes those marks refer to ("1. A source.", as pandoc sets a deck's footnotes).
+The talk's sentences are preferred to its bullets (`talk_text`): the notes, and the slides'
+paragraphs that read as whole sentences; a deck of fragments alone reads as them.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from summarizer.readers.base import Reader
 from summarizer.readers.package import Package, open_package
+from summarizer.text.layout import SENTENCE_END
 
 KIND = "PowerPoint presentation"
 # Placeholders that are not running text: titles, and what the master repeats on every slide.
@@ -31,6 +34,18 @@ _NOTE_ENTRY = re.compile(r"(\d+)[.)]\s")  # how a note begins on a slide of note
 _RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 _NOTES = "/notesSlide"  # how a slide's relationship type to its notes page ends
 _FALSE = ("0", "false")
+# A slide's paragraph with one of these words (a subject's, a finite verb's; English, German,
+# French, Spanish) reads as a sentence, and so does one this long.
+SENTENCE_WORDS = frozenset(
+    "i we you he she it they there this that these those is are was were be been am has have had do does did "
+    "can could will would shall should may might must cannot won't can't don't doesn't isn't aren't wasn't "
+    "ich wir sie er es ist sind war waren hat haben wird werden kann können "
+    "je nous vous il elle ils elles est sont était ont sera peut peuvent "
+    "yo nosotros es están ha han será puede pueden".split()
+)  # fmt: skip
+MIN_SENTENCE_WORDS = 9
+_INNER_END = re.compile(r"\w[.!?][\"'”’)]*\s+[\"'“‘(]*[A-Z]")  # a sentence ends inside the paragraph
+_PUNCTUATION = ".,;:!?\"'“”‘’()[]"
 
 
 def pptx_paragraphs(data: bytes) -> list[str]:
@@ -60,10 +75,38 @@ def pptx_paragraphs(data: bytes) -> list[str]:
     return without_note_lists(shown, marks)
 
 
+def talk_text(slides: list[tuple[list[str], list[str]]]) -> list[str]:
+    """The paragraphs of `slides` (each one's text, then its speaker notes') that read as the
+    talk's sentences: the notes, and of the slides' own text the paragraphs that are whole
+    sentences (`whole_sentence`), not a list's fragments ("Better defined projects."); all of
+    them when none is."""
+    preferred = [
+        paragraph
+        for text, notes in slides
+        for paragraph in [*(p for p in text if whole_sentence(p)), *(p for p in notes if SENTENCE_END.search(p))]
+    ]
+    return preferred or [paragraph for text, notes in slides for paragraph in text + notes]
+
+
+def whole_sentence(paragraph: str) -> bool:
+    """Whether a slide's paragraph reads as a whole sentence, not a bullet's fragment: it ends a
+    sentence, and it has a subject's or a finite verb's word ("we", "is", "can"), more than one
+    sentence, or `MIN_SENTENCE_WORDS` words or more."""
+    if not SENTENCE_END.search(paragraph) or paragraph.rstrip().endswith((":", ";")):
+        return False
+    words = paragraph.split()
+    return (
+        len(words) >= MIN_SENTENCE_WORDS
+        or _INNER_END.search(paragraph) is not None
+        or any(word.strip(_PUNCTUATION).lower() in SENTENCE_WORDS for word in words)
+    )
+
+
 def without_note_lists(slides: list[tuple[list[str], list[str]]], marks: set[str]) -> list[str]:
-    """The paragraphs of `slides` (each one's text, then its speaker notes'), but for the text
-    of the deck's last slides when it is the list of the notes its raised marks refer to: every
-    paragraph a note ("1. ..." where "1" is in `marks`), numbered upwards across those slides."""
+    """The paragraphs of `slides` (each one's text, then its speaker notes') that read as the
+    talk's sentences (`talk_text`), but for the text of the deck's last slides when it is the
+    list of the notes its raised marks refer to: every paragraph a note ("1. ..." where "1" is
+    in `marks`), numbered upwards across those slides."""
     kept = len(slides)
     following = None  # the first note number of the slides after this one
     while kept and slides[kept - 1][0]:
@@ -75,9 +118,7 @@ def without_note_lists(slides: list[tuple[list[str], list[str]]], marks: set[str
             break
         following = numbers[0]
         kept -= 1
-    return [
-        paragraph for index, (text, notes) in enumerate(slides) for paragraph in (text if index < kept else []) + notes
-    ]
+    return talk_text([(text if index < kept else [], notes) for index, (text, notes) in enumerate(slides)])
 
 
 def _note_number(paragraph: str, marks: set[str]) -> int | None:

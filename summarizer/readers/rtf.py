@@ -17,7 +17,10 @@ footer style (by the style sheet's names, a style's base style too) or with an o
 heading's), text a tracked change deleted and hidden text (`\\v`). A paragraph's table, style
 and outline level last, as RTF's paragraph properties do, until `\\pard` or the end of the
 group that set them. `\\par`, a section break and a page break end a paragraph; a line break
-(`\\line`) or a tab inside one is a space.
+(`\\line`) or a tab inside one is a space. A References or Bibliography section is no running
+text (`summarizer.text.apparatus`), and paragraphs that are the lines of hard-wrapped text (a
+licence saved a line a paragraph) are joined as plain text's lines are
+(`summarizer.text.layout.rejoined`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from summarizer.errors import UnreadableDocument, first_line
 from summarizer.readers.base import Reader
 from summarizer.readers.docx import apparatus_style
 from summarizer.readers.package import OLE
+from summarizer.text.apparatus import in_reference_sections
+from summarizer.text.layout import rejoined
 
 # Groups that are never the body's text, by the control word that opens them; so is a group
 # opened by `\*` (a destination a reader may skip: footnotes, field instructions, bookmarks...),
@@ -77,15 +82,16 @@ def rtf_paragraphs(data: bytes) -> list[str]:
     except Exception as error:  # striprtf meets input it was not written for
         raise UnreadableDocument(f"not a readable RTF document: {first_line(error)}") from None
     text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")  # `\u` surrogate pairs
-    result = []
+    blocks = []  # each line's text, whether it is a heading's, and whether it is running text
     for line in re.split(r"[\r\n]", text):
-        if _TABLE in line or _HEADING in line:
-            continue
+        heading = _HEADING in line
+        kept = _TABLE not in line and not heading
         line = line.replace(_BREAK, " ").replace(_BACKSLASH, "\\").replace("\xad", "").replace("\u2011", "-")
-        line = " ".join(_BULLET.sub("", line.strip()).split())
-        if line:
-            result.append(line)
-    return result
+        line = line.replace(_TABLE, "").replace(_HEADING, "")
+        blocks.append((" ".join(_BULLET.sub("", line.strip()).split()), heading, kept))
+    references = in_reference_sections([(line, 1 if heading else None) for line, heading, _ in blocks])
+    # A line left out (empty, a heading's, a table's) ends one of the text's, for hard-wrapped lines.
+    return rejoined([line if kept and not listed else "" for (line, _, kept), listed in zip(blocks, references)])
 
 
 def _body(rtf: str, not_running: set[str]) -> str:

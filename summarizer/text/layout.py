@@ -617,3 +617,16 @@ def _columns(line: str) -> int:
     """The columns `line` takes on a terminal: its tabs expanded, a wide character (Chinese,
     Japanese, Korean, full-width forms) two."""
     return len(line.expandtabs()) + (0 if line.isascii() else len(_WIDE.findall(line)))
+
+
+def rejoined(lines: list[str]) -> list[str]:
+    """The paragraphs of a word processor's document (RTF, Word, OpenDocument) whose paragraphs
+    may be the lines of hard-wrapped text (one paragraph a line, as a plain-text file pasted in
+    or converted keeps them); "" in `lines` is a paragraph that ends one of the text's (an empty
+    one, a heading or a table left out). When the lines are hard-wrapped (`wrap_width`), they
+    are joined as plain text's are (`paragraphs`); otherwise each non-empty one is a paragraph,
+    as it was."""
+    text = "\n".join(lines)
+    if wrap_width(_lines(text)) is None:
+        return [line for line in lines if line]
+    return paragraphs(text)

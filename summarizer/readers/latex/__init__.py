@@ -23,7 +23,7 @@ from pathlib import Path
 
 from summarizer.errors import UnreadableDocument, first_line
 from summarizer.readers.base import LeftOut, Reader
-from summarizer.readers.latex import citations, definitions, numbering, render, source
+from summarizer.readers.latex import citations, definitions, numbering, reference_list, render, source
 from summarizer.text.layout import CLOSING_MARKS, SENTENCE_END
 
 __all__ = ["READER", "latex_paragraphs", "math_text"]
@@ -52,7 +52,7 @@ def latex_paragraphs(text: str, path: Path | None = None) -> tuple[list[str], li
             nodes,
         )
         switches = definitions.switches(nodes)
-        body = definitions.chosen_branches(body, switches)
+        body = reference_list.without_reference_list(definitions.chosen_branches(body, switches))
         labels = numbering.numbered_labels(body, numbering.theorems(nodes), numbering.numbered_within(nodes))
         references = citations.bibliography(nodes, None if path is None else path.resolve().parent)
         rendered = render.renderer(labels, commands, references, switches).nodelist_to_text(body)

@@ -28,7 +28,8 @@ DROPPED_ENVIRONMENTS = frozenset(
     "figure figure* table table* wrapfigure wraptable sidewaysfigure sidewaystable subfigure subtable "
     "tabular tabular* tabularx tabulary longtable supertabular array tikzpicture picture pgfpicture "
     "algorithm algorithm* algorithmic algorithm2e lstlisting verbatim verbatim* Verbatim minted alltt "
-    "thebibliography comment titlepage filecontents filecontents* tablenotes".split()
+    "thebibliography references thereferences CSLReferences cslreferences comment titlepage filecontents "
+    "filecontents* tablenotes".split()
 )
 # Environments whose content stands in paragraphs of its own, and lists set inside a sentence.
 BLOCKS = frozenset(
@@ -43,11 +44,19 @@ DROPPED = frozenset(
     "affil affiliation email newcommand renewcommand providecommand DeclareRobustCommand DeclareMathOperator "
     "def let usepackage documentclass todo missingfigure listoftodos newif newtheorem theoremstyle setlength "
     "addtolength setcounter graphicspath captionsetup bibitem tnote nolinebreak nopagebreak color addcontentsline "
-    "authorrunning titlerunning tocauthor toctitle institute orcidID frametitle framesubtitle numberwithin".split()
+    "authorrunning titlerunning tocauthor toctitle institute orcidID frametitle framesubtitle numberwithin "
+    "index glossary".split()
 )
 FOOTNOTES = ("footnote", "footnotetext", "footnotemark", "thanks")
 REFERENCES = {"ref": False, "pageref": False, "eqref": False, "nameref": False,
               "autoref": True, "Autoref": True, "cref": True, "Cref": True}  # fmt: skip
+# The TeX family's logos, as the words they print (documents draw them with kerns and boxes).
+LOGOS = {
+    "TeX": "TeX", "LaTeX": "LaTeX", "latex": "LaTeX", "LaTeXe": "LaTeX2e", "BibTeX": "BibTeX", "AmS": "AMS",
+    "AmSTeX": "AMS-TeX", "AMSTeX": "AMS-TeX", "XeTeX": "XeTeX", "XeLaTeX": "XeLaTeX", "LuaTeX": "LuaTeX",
+    "LuaLaTeX": "LuaLaTeX", "pdfTeX": "pdfTeX", "pdfLaTeX": "pdfLaTeX", "ConTeXt": "ConTeXt", "MF": "Metafont",
+    "MP": "MetaPost", "eTeX": "e-TeX",
+}  # fmt: skip
 # Math and units pylatexenc leaves out, as the characters they print.
 RELATIONS = {
     "ne": "≠", "land": "∧", "lor": "∨", "iff": "⟺", "implies": "⟹", "impliedby": "⟸", "models": "⊨",
@@ -119,6 +128,8 @@ def _renderer_class() -> type:
             self.defined = tuple(sorted((name, c.spec) for name, c in commands.items() if c.arguments))
 
         def macro_node_to_text(self, node: Any) -> str:
+            if node.macroname in LOGOS:  # as TeX prints it, whatever a document's own definition draws
+                return LOGOS[node.macroname] + (" " if getattr(node, "macro_post_space", "") else "")
             command = self.commands.get(node.macroname)
             if command is None or self.depth >= MAX_EXPANSION_DEPTH:
                 return str(super().macro_node_to_text(node))

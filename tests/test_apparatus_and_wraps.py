@@ -1,0 +1,220 @@
+"""Files as people have them: reference lists left out in every format, hard-wrapped lines
+rejoined inside RTF, Word and OpenDocument paragraphs, decks read as their sentences,
+equations read as text, a book's front matter left out, an e-mail laid out in tables read."""
+
+from __future__ import annotations
+
+import pytest
+from test_ebook_mail import book_files, chapter, epub_bytes
+from test_office import _zip, deck_files, needs_striprtf, odp_files, odt_bytes, shape, slide
+from test_word import _with_body
+
+from summarizer.readers import Document
+
+pytest.importorskip("lxml")
+
+INTRO = "Equivalence tests show that an effect is too small to matter, which a test of a difference cannot show."
+ENTRY = "Schuirmann, D. J. A comparison of the two one-sided tests procedure. Journal of Pharmacokinetics, 1987."
+AFTER = "The appendix says how the data were gathered, and by whom."
+# A licence saved with one paragraph per wrapped line, an empty paragraph between its paragraphs.
+WRAPPED = [
+    "Redistribution and use in source and binary forms, with or without",
+    "modification, are permitted provided that the following conditions are",
+    "met: redistributions of source code must retain the above copyright notice,",
+    "this list of conditions, and the following disclaimer.",
+    "",
+    "Neither the name of the copyright holder nor the names of its contributors",
+    "may be used to endorse or promote products derived from this software",
+    "without specific prior written permission of the copyright holder.",
+]
+REJOINED = (
+    "Redistribution and use in source and binary forms, with or without modification, are permitted provided "
+    "that the following conditions are met: redistributions of source code must retain the above copyright "
+    "notice, this list of conditions, and the following disclaimer.",
+    "Neither the name of the copyright holder nor the names of its contributors may be used to endorse or "
+    "promote products derived from this software without specific prior written permission of the copyright "
+    "holder.",
+)
+
+
+def _word_paragraph(text: str, style: str | None = None) -> str:
+    properties = f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>' if style else ""
+    return f"<w:p>{properties}<w:r><w:t xml:space='preserve'>{text}</w:t></w:r></w:p>"
+
+
+def _odt_paragraph(text: str) -> str:
+    return f"<text:p>{text}</text:p>"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        rf"\section{{Introduction}} {INTRO} \section*{{References}} \bibitem{{s}} {ENTRY} \section{{Appendix}} {AFTER}",
+        rf"{INTRO}" "\n\n" rf"\bibitem{{s}} {ENTRY}" "\n\n" rf"\section{{Appendix}} {AFTER}",
+        rf"{INTRO} \begin{{CSLReferences}}{{1}}{{0}} \bibitem[\citeproctext]{{ref-s}} {ENTRY} \end{{CSLReferences}} "
+        rf"\section{{Appendix}} {AFTER}",
+    ],
+    ids=["references-section", "bibitems-typed-in-the-body", "pandoc-csl-references"],
+)
+def test_a_latex_document_s_hand_typed_reference_list_is_no_running_text(source):
+    document = rf"\documentclass{{article}}\begin{{document}}{source}\end{{document}}"
+    assert Document.from_text(document, "latex").paragraphs == (INTRO, AFTER)
+
+
+def test_a_references_section_of_a_word_document_is_no_running_text():
+    body = "".join(
+        [
+            _word_paragraph("Introduction", "Heading1"),
+            _word_paragraph(INTRO),
+            _word_paragraph("References", "Heading1"),
+            _word_paragraph(ENTRY),
+            _word_paragraph("Appendix", "Heading1"),
+            _word_paragraph(AFTER),
+        ]
+    )
+    assert Document.from_text(_with_body(body), "docx").paragraphs == (INTRO, AFTER)
+    # a "References" line no style marks as a heading opens the list all the same; a title does not
+    unstyled = _word_paragraph(INTRO) + _word_paragraph("Bibliography") + _word_paragraph(ENTRY)
+    assert Document.from_text(_with_body(unstyled), "docx").paragraphs == (INTRO,)
+    titled = _word_paragraph("References", "Heading1") + _word_paragraph(INTRO)
+    assert Document.from_text(_with_body(titled), "docx").paragraphs == (INTRO,)
+
+
+def test_a_references_section_of_an_odt_is_no_running_text():
+    body = (
+        f'<text:h text:outline-level="1">Introduction</text:h>{_odt_paragraph(INTRO)}'
+        f'<text:h text:outline-level="1">2. Works Cited</text:h>{_odt_paragraph(ENTRY)}'
+        f'<text:h text:outline-level="1">Appendix</text:h>{_odt_paragraph(AFTER)}'
+    )
+    assert Document.from_text(odt_bytes(body), "odt").paragraphs == (INTRO, AFTER)
+
+
+def test_a_references_section_of_a_web_page_or_a_book_is_no_running_text():
+    page = (
+        f"<html><body><article><h1>Equivalence</h1><p>{INTRO}</p><h2>References</h2><ol><li>{ENTRY}</li></ol>"
+        f"<h2>Appendix</h2><p>{AFTER}</p><div role='doc-bibliography'><p>{ENTRY}</p></div></article></body></html>"
+    )
+    assert Document.from_text(page, "html").paragraphs == (INTRO, AFTER)
+    # a page whose title is "References" (a language's references) is read
+    titled = f"<html><body><article><h1>References</h1><p>{INTRO}</p><p>{AFTER}</p></article></body></html>"
+    assert Document.from_text(titled, "html").paragraphs == (INTRO, AFTER)
+    files = book_files()
+    files["OEBPS/text/chapter 2.xhtml"] = chapter("Bibliography", ENTRY, ENTRY.replace("1987", "1988"))
+    assert not any("Schuirmann" in p for p in Document.from_text(epub_bytes(files), "epub").paragraphs)
+
+
+def test_hard_wrapped_lines_set_as_paragraphs_are_rejoined_in_word_odt_and_rtf():
+    word = "".join(_word_paragraph(line) for line in WRAPPED)
+    assert Document.from_text(_with_body(word), "docx").paragraphs == REJOINED
+    odt = "".join(_odt_paragraph(line) for line in WRAPPED)
+    assert Document.from_text(odt_bytes(odt), "odt").paragraphs == REJOINED
+
+
+@needs_striprtf
+def test_hard_wrapped_lines_set_as_rtf_paragraphs_are_rejoined():
+    rtf = "{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Times;}}" + "".join(f"\\pard {line}\\par\n" for line in WRAPPED) + "}"
+    assert Document.from_text(rtf.encode(), "rtf").paragraphs == REJOINED
+    # paragraphs that are no wrapped lines stay as they are
+    whole = "{\\rtf1\\ansi " + f"\\pard {INTRO}\\par\\pard {AFTER}\\par" + "}"
+    assert Document.from_text(whole.encode(), "rtf").paragraphs == (INTRO, AFTER)
+
+
+def test_a_deck_reads_as_its_notes_and_whole_sentences_not_its_bullet_fragments():
+    bullets = shape(
+        "Need to provide a spring-board to development.",
+        "Better defined bite sized projects.",
+        "Newcomers who find a first task in their first week stay twice as long as the others.",
+        placeholder='idx="1"',
+    )
+    files = {**deck_files(), "ppt/slides/slide2.xml": slide(bullets)}
+    read = Document.from_text(_zip(files), "pptx").paragraphs
+    assert "Newcomers who find a first task in their first week stay twice as long as the others." in read
+    assert "Prices rose because storage was low after a cold autumn." in read  # the notes
+    assert not any(p.startswith(("Need to", "Better defined")) for p in read)
+    # a deck of fragments alone still reads as them
+    fragments = slide(shape("Need to provide a spring-board.", "Better defined projects.", placeholder='idx="1"'))
+    only = {**deck_files(), "ppt/slides/slide1.xml": fragments, "ppt/slides/slide2.xml": fragments}
+    del only["ppt/notesSlides/notesSlide1.xml"]
+    assert "Better defined projects." in Document.from_text(_zip(only), "pptx").paragraphs
+
+
+def test_an_odp_s_bullet_fragments_give_way_to_its_sentences():
+    fragments = (
+        '<draw:page draw:name="Goals" draw:style-name="dp1"><draw:frame presentation:class="outline">'
+        "<draw:text-box><text:p>Better defined bite sized projects.</text:p></draw:text-box></draw:frame></draw:page>"
+    )
+    files = odp_files()
+    content = str(files["content.xml"]).replace("</office:presentation>", fragments + "</office:presentation>")
+    read = Document.from_text(_zip({**files, "content.xml": content}), "odp").paragraphs
+    assert "Better defined bite sized projects." not in read and "Welcome everyone to the briefing." in read
+
+
+OMML = (
+    '<w:p><w:r><w:t xml:space="preserve">The energy is </w:t></w:r><m:oMath><m:r><m:t>E=m</m:t></m:r>'
+    "<m:sSup><m:e><m:r><m:t>c</m:t></m:r></m:e><m:sup><m:r><m:t>2</m:t></m:r></m:sup></m:sSup></m:oMath>"
+    '<w:r><w:t xml:space="preserve">, and half of it is </w:t></w:r><m:oMath><m:f><m:num><m:r><m:t>E</m:t>'
+    "</m:r></m:num><m:den><m:r><m:t>2</m:t></m:r></m:den></m:f></m:oMath><w:r><w:t>.</w:t></w:r></w:p>"
+)
+MATHML = (
+    '<math:math xmlns:math="http://www.w3.org/1998/Math/MathML"><math:semantics><math:mrow><math:mi>E</math:mi>'
+    "<math:mo>=</math:mo><math:mi>m</math:mi><math:msup><math:mi>c</math:mi><math:mn>2</math:mn></math:msup>"
+    '</math:mrow><math:annotation encoding="StarMath 5.0">E = m c^2</math:annotation></math:semantics></math:math>'
+)
+
+
+def test_word_and_odt_equations_read_as_their_text():
+    word = _with_body(
+        OMML.replace("<w:p>", '<w:p xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math">')
+    )
+    assert Document.from_text(word, "docx").paragraphs == ("The energy is E = mc^2, and half of it is E/2.",)
+    link = 'xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="./Object 1"'
+    frame = f'<draw:frame draw:name="Object1"><draw:object {link}/></draw:frame>'
+    body = f"<text:p>The energy is {frame}, as Einstein found.</text:p>"
+    odt = odt_bytes(body, **{"Object 1/content.xml": f'<?xml version="1.0"?>{MATHML}'})
+    assert Document.from_text(odt, "odt").paragraphs == ("The energy is E = mc^2, as Einstein found.",)
+
+
+def test_a_book_s_title_page_copyright_page_and_contents_are_left_out():
+    files = book_files()
+    package = files["OEBPS/content.opf"].replace(
+        b'<item id="c1"',
+        b'<item id="tp" href="text/titlepage.xhtml" media-type="application/xhtml+xml"/>'
+        b'<item id="cr" href="text/front2.xhtml" media-type="application/xhtml+xml"/>'
+        b'<item id="ty" href="text/front3.xhtml" media-type="application/xhtml+xml"/><item id="c1"',
+    )
+    files["OEBPS/content.opf"] = package.replace(
+        b'<itemref idref="c1"/>',
+        b'<itemref idref="tp"/><itemref idref="cr"/><itemref idref="ty"/><itemref idref="c1"/>',
+    )
+    files["OEBPS/text/titlepage.xhtml"] = chapter("The Keeper", "A novel by Ann Example, first published in 2001.")
+    files["OEBPS/text/front2.xhtml"] = chapter("Rights", "Copyright 2001 Ann Example. All rights reserved.")
+    files["OEBPS/text/front3.xhtml"] = chapter("Contents", "Chapter One is where it begins.").replace(
+        b"<section>", b'<section epub:type="toc">'
+    )
+    read = Document.from_text(epub_bytes(files), "epub").paragraphs
+    assert read[0].startswith("The lighthouse keeper") and len(read) == 4
+
+
+def test_an_html_only_e_mail_laid_out_in_tables_is_read():
+    from email.message import EmailMessage
+
+    sentences = (
+        "Our spring sale starts on Monday and runs for two weeks.",
+        "Orders placed before noon leave our warehouse the same day.",
+        "The new garden range arrives in stores this week.",
+        "Members get early access to the sale from Saturday.",
+    )
+    html = (
+        f"<html><body><table><tr><td><img src='logo.png'></td></tr><tr><td><p>{sentences[0]}</p>"
+        f"<p>{sentences[1]}</p></td></tr><tr><td><table><tr><td>{sentences[2]}</td><td>{sentences[3]}</td>"
+        "</tr></table></td></tr></table></body></html>"
+    )
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "shop@example.org", "sam@example.org", "Spring"
+    message.set_content(html, subtype="html")
+    assert Document.from_text(message.as_bytes(), "email").paragraphs == sentences
+
+
+def test_tex_logos_read_as_their_words_and_index_entries_are_no_text():
+    source = r"\def\LaTeX{\La\kern-.15em\TeX} Prepare it with \LaTeX, run \BibTeX\ first\index{BibTeX}, see \latex."
+    assert Document.from_text(source, "latex").paragraphs == ("Prepare it with LaTeX, run BibTeX first, see LaTeX.",)
