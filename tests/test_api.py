@@ -7,10 +7,11 @@ from conftest import export
 
 from summarizer import Summarizer, Summary
 from summarizer.errors import InputError
+from summarizer.modeling import pipeline
 from summarizer.modeling.batch import collate
 from summarizer.modeling.features import DocumentFeatures, FeatureConfig
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
-from summarizer.modeling.pipeline import CHUNK_BATCHES, SECTION_SENTENCES
+from summarizer.modeling.pipeline import CHUNK_BATCHES, SECTION_SENTENCES, SECTION_TOKENS, section_starts
 from summarizer.modeling.selection import SelectionConfig
 
 TEXT = (
@@ -281,6 +282,41 @@ def test_a_very_long_document_is_scored_in_sections(summarizer):
     assert None not in summary.sentence_scores and len(summary.sentence_scores) == len(sentences)
     assert reports[-1] == (len(sentences), len(sentences)) and reports == sorted(reports)
     assert len(reports) == 3  # one report a section: a long document shows progress as it is scored
+
+
+def test_sections_of_a_book_take_a_bounded_number_of_tokens():
+    """A document of long sentences is cut into sections of at most SECTION_TOKENS tokens (which
+    bounds the windows scored at once), as even as they can be; one whose sections of
+    SECTION_SENTENCES sentences fit keeps them."""
+    assert section_starts([]) == [0]
+    assert section_starts([10] * 500) == [0]
+    assert section_starts([10] * 1200) == [0, 400, 800]  # sections by sentences fit
+    for tokens in ([130] * 1200, [130, 0, 0, 0, 5, 40] * 2000, [0] * 700 + [130] * 300 + [3] * 2000):
+        starts = section_starts(tokens)
+        ends = [*starts[1:], len(tokens)]
+        taken = [sum(tokens[first:end]) for first, end in zip(starts, ends)]
+        assert starts[0] == 0 and all(first < end for first, end in zip(starts, ends))
+        assert max(taken) <= SECTION_TOKENS and max(e - f for f, e in zip(starts, ends)) <= SECTION_SENTENCES
+    starts = section_starts([130] * 1200)  # as few sections as the tokens need, of even sizes
+    assert len(starts) == -(-130 * 1200 // (SECTION_TOKENS - 130))
+    assert max(starts[i + 1] - starts[i] for i in range(len(starts) - 1)) - (1200 - starts[-1]) <= 1
+
+
+def test_a_book_is_scored_in_sections_of_bounded_tokens(summarizer, monkeypatch):
+    """Sections are cut by tokens too, positions true to the document; a document within both
+    limits is one section, as before."""
+    monkeypatch.setattr(pipeline, "SECTION_TOKENS", 300)
+    sentences = long_document(60)
+    prepared = summarizer._prepare([sentences])[0]
+    assert len(prepared.sections) > 1 and all(section.num_tokens <= 300 for section in prepared.sections)
+    assert [section.first for section in prepared.sections] == section_starts(
+        summarizer.builder.window_tokens(summarizer.builder.tokenize(sentences))
+    )
+    summary = summarizer.summarize(sentences, k=3)
+    assert None not in summary.sentence_scores and len(summary.sentence_scores) == len(sentences)
+    whole = summarizer.builder(sentences)  # built as training builds a test document's features
+    assert summarizer._from_features(sentences, whole) == prepared
+    assert len(summarizer._prepare([sentences[:8]])[0].sections) == 1
 
 
 @pytest.mark.parametrize("precision", ["bf16", "int8"])

@@ -182,23 +182,35 @@ class FeatureBuilder:
         )["input_ids"]
 
     def __call__(self, sentences: Sequence[str]) -> DocumentFeatures:
-        return self._with_centrality(sentences, self.from_token_ids(self.tokenize(sentences)))
+        return self.from_tokenized(sentences, self.tokenize(sentences))
 
     def batch(self, documents: Sequence[Sequence[str]]) -> list[DocumentFeatures]:
         """Features of many documents, tokenizing all their sentences in one call."""
         flat = self.tokenize([s for sentences in documents for s in sentences])
         out, start = [], 0
         for sentences in documents:
-            out.append(self._with_centrality(sentences, self.from_token_ids(flat[start : start + len(sentences)])))
+            out.append(self.from_tokenized(sentences, flat[start : start + len(sentences)]))
             start += len(sentences)
         return out
 
-    def _with_centrality(self, sentences: Sequence[str], features: DocumentFeatures) -> DocumentFeatures:
-        """`features` with the centrality of its scored sentences added, if the config asks for it."""
+    def from_tokenized(self, sentences: Sequence[str], sentence_ids: Sequence[Sequence[int]]) -> DocumentFeatures:
+        """Features of sentences already tokenized (`tokenize`), with their centrality if the
+        config asks for it."""
+        features = self.from_token_ids(sentence_ids)
         if self.config.centrality:
             centrality = sentence_centrality(sentences, self.language, self.config.centrality_words)
             features.sentence_features = [centrality[i] for i in features.sentence_indices]
         return features
+
+    def window_tokens(self, sentence_ids: Sequence[Sequence[int]]) -> list[int]:
+        """The tokens each tokenized sentence takes in the windows: its first
+        `max_tokens_per_sentence` ids with its [CLS] and [SEP], or 0 for one shorter than
+        `min_sentence_tokens` (not scored, unless no sentence reaches it)."""
+        cfg = self.config
+        return [
+            min(len(ids), cfg.max_tokens_per_sentence) + 2 if len(ids) >= cfg.min_sentence_tokens else 0
+            for ids in sentence_ids
+        ]
 
     def from_token_ids(self, sentence_ids: Sequence[Sequence[int]]) -> DocumentFeatures:
         """Pack tokenized sentences into windows of at most `max_window_tokens` tokens."""

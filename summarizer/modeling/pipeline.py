@@ -37,6 +37,10 @@ MAX_WINDOWS_PER_PASS = 8  # encoder windows per forward pass at inference (torch
 # attention within each, sentence positions true to the document), so that time and memory
 # grow linearly with its length. Longer than any document of the published evaluations.
 SECTION_SENTENCES = 512
+# A section takes at most this many tokens of the encoder's windows, which bounds the windows
+# scored at once (a book's sections are cut shorter than SECTION_SENTENCES): longer than any
+# document of the published evaluations.
+SECTION_TOKENS = 6144
 Progress = Callable[[int, int], None]  # (sentences scored, sentences in all) of the documents read so far
 ERRORS = ("raise", "keep")  # summarize_batch(errors=...): what a document that cannot be summarized does
 
@@ -353,16 +357,15 @@ class Summarizer:
                 read.append([])
             problems.append(problem)
         documents = [[sentence for paragraph in document for sentence in paragraph] for document in read]
-        parts: list[tuple[int, int, list[str]]] = []  # (document, first sentence, sentences)
-        for i, sentences in enumerate(documents):
-            size = section_size(len(sentences))
-            if problems[i] is None:
-                parts.extend(
-                    (i, first, sentences[first : first + size]) for first in range(0, max(len(sentences), 1), size)
-                )
+        token_ids = iter(self.builder.tokenize([sentence for document in documents for sentence in document]))
         sections: list[list[Section]] = [[] for _ in documents]
-        for (i, first, part), features in zip(parts, self.builder.batch([part for _, _, part in parts])):
-            sections[i].append(Section(first, len(part), features))
+        for i, sentences in enumerate(documents):
+            ids = list(itertools.islice(token_ids, len(sentences)))
+            if problems[i] is None:
+                starts = section_starts(self.builder.window_tokens(ids))
+                for first, end in zip(starts, [*starts[1:], len(sentences)]):
+                    features = self.builder.from_tokenized(sentences[first:end], ids[first:end])
+                    sections[i].append(Section(first, end - first, features))
         return [
             PreparedDocument(sentences, own, [i for i, paragraph in enumerate(document) for _ in paragraph], problem)
             for sentences, own, document, problem in zip(documents, sections, read, problems)
@@ -371,7 +374,7 @@ class Summarizer:
     def _from_features(self, sentences: list[str], features: DocumentFeatures) -> PreparedDocument:
         """A document whose features were built with this model's `FeatureConfig.for_inference()`
         (as training builds its test documents'); one longer than a section is cut into sections."""
-        if len(sentences) > SECTION_SENTENCES:
+        if len(sentences) > SECTION_SENTENCES or Section(0, len(sentences), features).num_tokens > SECTION_TOKENS:
             return self._prepare([sentences])[0]
         return PreparedDocument(sentences, [Section(0, len(sentences), features)], [0] * len(sentences))
 
@@ -452,6 +455,34 @@ def section_size(sentences: int) -> int:
     SECTION_SENTENCES allow (513 sentences give 257 and 256, not 512 and 1)."""
     sections = max(1, -(-sentences // SECTION_SENTENCES))
     return max(1, -(-sentences // sections))
+
+
+def section_starts(tokens: Sequence[int]) -> list[int]:
+    """The first sentence of each section of a document whose sentences take `tokens[i]`
+    tokens of the encoder's windows (`FeatureBuilder.window_tokens`).
+
+    Sections of `section_size` sentences, unless one of them would take more than
+    SECTION_TOKENS tokens (a book): then as many sections as its tokens need, each cut where
+    the document's running token count passes its even share, and any of them longer than
+    SECTION_SENTENCES sentences cut again into even parts."""
+    size = section_size(len(tokens))
+    starts = list(range(0, max(len(tokens), 1), size))
+    if all(sum(tokens[first : first + size]) <= SECTION_TOKENS for first in starts):
+        return starts
+    total, longest = sum(tokens), max(tokens)
+    # A section holds less than one share and one sentence: under SECTION_TOKENS.
+    count = -(-total // max(SECTION_TOKENS - longest, longest))
+    by_tokens, share, before = [], -1, 0
+    for i, sentence_tokens in enumerate(tokens):
+        section = min(before * count // total, count - 1)  # the last keeps the sentences that take none
+        if section > share:
+            by_tokens.append(i)
+            share = section
+        before += sentence_tokens
+    starts = []
+    for first, end in zip(by_tokens, [*by_tokens[1:], len(tokens)]):
+        starts.extend(range(first, end, section_size(end - first)))
+    return starts
 
 
 def document_error(text: Any) -> str | None:
