@@ -21,7 +21,7 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
 from summarizer.errors import InputError, SettingError, first_line
-from summarizer.modeling.selection import SelectionConfig
+from summarizer.selection import SelectionConfig
 from summarizer.text.documents import BINARY_FORMATS, FORMATS, Document, format_of, read_document
 
 OPTIONS = ("format", "k", "ratio", "max_words", "trigram_blocking", "order")

@@ -20,8 +20,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
 
 from summarizer.errors import InputError
-from summarizer.modeling.pipeline import Summarizer, Summary
-from summarizer.modeling.selection import SelectionConfig
+from summarizer.pipeline import Summarizer, Summary
+from summarizer.selection import SelectionConfig
 from summarizer.text.documents import Document
 
 Result = Summary | InputError  # a document's summary, or why it has none
