@@ -20,9 +20,10 @@ from pathlib import Path
 import torch
 from safetensors import safe_open
 
-from summarizer.cli.files import new_file_mode
-from summarizer.modeling.modeling_bertsum import WEIGHTS_FILE, BertSumModel
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.files import new_file_mode
+from summarizer.modeling.modeling_bertsum import BertSumModel
+from summarizer.modeling.settings import WEIGHTS_FILE
+from summarizer.pipeline import Summarizer
 from summarizer.training.data import load_documents
 
 

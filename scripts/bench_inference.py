@@ -30,7 +30,7 @@ from torch import nn
 
 from summarizer.modeling.batch import Batch, length_batches
 from summarizer.modeling.modeling_bertsum import BertSumModel, SentenceHead, load_tokenizer
-from summarizer.modeling.pipeline import CHUNK_BATCHES, Summarizer
+from summarizer.pipeline import CHUNK_BATCHES, Summarizer
 from summarizer.resources import default_encoder_dir
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news" / "validation.jsonl"
@@ -49,7 +49,7 @@ def encoder_batches(summarizer: Summarizer, texts: list[str], batch_size: int) -
     """The batches `summarize_batch` encodes: chunks of documents, grouped by length."""
     batches = []
     for start in range(0, len(texts), batch_size * CHUNK_BATCHES):
-        prepared = summarizer._prepare(texts[start : start + batch_size * CHUNK_BATCHES])
+        prepared = summarizer.prepare(texts[start : start + batch_size * CHUNK_BATCHES])
         sections = [section for document in prepared for section in document.sections]
         for group in length_batches([section.num_tokens for section in sections], batch_size):
             chosen = [sections[i] for i in group if sections[i].features.windows]

@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 from summarizer import Summarizer
-from summarizer.modeling.onnx_model import OnnxModel
-from summarizer.modeling.precision import int8_weight_bits
 from summarizer.resources import builtin_model_dir
+from summarizer.runtime.onnx_model import OnnxModel
+from summarizer.runtime.precision import int8_weight_bits
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news" / "validation.jsonl"
 

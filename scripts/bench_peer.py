@@ -38,12 +38,12 @@ from pathlib import Path
 import onnxruntime
 import torch
 
-from summarizer.cli.arguments import positive_int
+from summarizer.console import positive_int
 from summarizer.errors import InputError
-from summarizer.modeling.backends import encoder_width
-from summarizer.modeling.pipeline import Summarizer
-from summarizer.modeling.precision import PRECISIONS, native_bf16_cpu, resolve_precision
+from summarizer.pipeline import Summarizer
 from summarizer.resources import builtin_model_dir, default_encoder_dir
+from summarizer.runtime.backends import encoder_width
+from summarizer.runtime.precision import PRECISIONS, native_bf16_cpu, resolve_precision
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import torch
 
-from summarizer.modeling.pipeline import Summarizer
-from summarizer.modeling.precision import PRECISIONS
+from summarizer.pipeline import Summarizer
+from summarizer.runtime.precision import PRECISIONS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news" / "validation.jsonl"
 

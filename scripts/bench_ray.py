@@ -27,7 +27,7 @@ from typing import Any
 import datasets
 import ray
 
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
 from summarizer.ray import summarize_dataset
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cnndm" / "validation.jsonl"

@@ -35,7 +35,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bbc-news" / "validation.jsonl"
 LAUNCHER = "from bertsum.launch import summarize; summarize()"

@@ -25,18 +25,18 @@ import sys
 
 import numpy as np
 
-from summarizer.cli import arguments
-from summarizer.modeling.pipeline import Summarizer
-from summarizer.modeling.precision import PRECISIONS
-from summarizer.training.data import Document
+from summarizer import console, options
+from summarizer.pipeline import Summarizer
+from summarizer.runtime.precision import PRECISIONS
+from summarizer.training.data import Example
 from summarizer.training.evaluate import build_parser, check_data_options, read_documents, summarize_documents
 from summarizer.training.rouge import METRICS, bootstrap_interval, rouge_per_document
 
 
 def per_document_f1(
-    summarizer: Summarizer, args: argparse.Namespace, documents: list[Document]
+    summarizer: Summarizer, args: argparse.Namespace, documents: list[Example]
 ) -> dict[str, list[float]]:
-    selection = arguments.selection_from(args)
+    selection = options.selection_from(args)
     _, references, summaries = summarize_documents(summarizer, documents, selection, args.batch_size)
     return rouge_per_document([summary.sentences for summary in summaries], references, summarizer.language)
 
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         choices=PRECISIONS,
         help="the second model's precision (default: --precision's)",
     )
-    return arguments.run_command(parser, argv, run, report)
+    return console.run_command(parser, argv, run, report)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import itertools
 import json
 from pathlib import Path
 
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
 from summarizer.training.rouge import rouge
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -68,8 +68,8 @@ def features(args: argparse.Namespace) -> None:
     from transformers import AutoModel, AutoTokenizer
 
     from summarizer import Summarizer
-    from summarizer.modeling.selection import SelectionConfig
     from summarizer.resources import default_encoder_dir, mpnet_encoder_dir
+    from summarizer.selection import SelectionConfig
     from summarizer.text.centrality import DEFAULT_WORDS, content_words, stop_words
     from summarizer.training.data import load_documents
     from summarizer.training.evaluate import summarize_documents
@@ -201,8 +201,8 @@ def fit(args: argparse.Namespace) -> None:
 
 def blend(args: argparse.Namespace) -> None:
     from summarizer import Summarizer
-    from summarizer.cli.arguments import selection_from
-    from summarizer.modeling.selection import select_sentences
+    from summarizer.options import selection_from
+    from summarizer.selection import select_sentences
     from summarizer.training.data import load_documents
     from summarizer.training.evaluate import summarize_documents
     from summarizer.training.rouge import rouge_per_document
@@ -240,7 +240,7 @@ def blend(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    from summarizer.cli.arguments import add_selection_arguments
+    from summarizer.options import add_selection_arguments
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     verbs = parser.add_subparsers(dest="verb", required=True)

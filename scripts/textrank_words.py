@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from summarizer.modeling.selection import SelectionConfig
+from summarizer.selection import SelectionConfig
 from summarizer.text.centrality import WORD_PATTERNS, most_central
 from summarizer.text.sentences import reference_sentences, split_sentences
 from summarizer.training.data import load_documents

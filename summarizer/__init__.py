@@ -26,14 +26,14 @@ __all__ = ["BertSumConfig", "BertSumModel", "Summarizer", "Summary", "split_sent
 if TYPE_CHECKING:
     from summarizer.modeling.configuration_bertsum import BertSumConfig
     from summarizer.modeling.modeling_bertsum import BertSumModel
-    from summarizer.modeling.pipeline import Summarizer, Summary
+    from summarizer.pipeline import Summarizer, Summary
     from summarizer.text.sentences import split_sentences
 
 
 def __getattr__(name: str) -> Any:
     # Imported on first use so that `import summarizer` stays light.
     if name in ("Summarizer", "Summary"):
-        from summarizer.modeling import pipeline
+        from summarizer import pipeline
 
         return getattr(pipeline, name)
     if name in ("BertSumConfig", "BertSumModel"):  # importing them registers them with the Auto classes

@@ -25,9 +25,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from summarizer.modeling.columns import output_columns, summary_columns
-from summarizer.modeling.pipeline import CHUNK_BATCHES, Summarizer
-from summarizer.modeling.selection import SelectionConfig
+from summarizer.columns import output_columns, summary_columns
+from summarizer.pipeline import CHUNK_BATCHES, Summarizer
+from summarizer.selection import SelectionConfig
 
 if TYPE_CHECKING:
     import ray.data

@@ -25,9 +25,7 @@ from test_train import TINY, synthetic, tiny_overrides  # noqa: F401  (synthetic
 from summarizer import resources
 from summarizer.cli.command import main as summarize_main
 from summarizer.errors import InputError
-from summarizer.modeling.backends import INT8_GRAPH_FILE, INT8_SCALE_SUFFIX
 from summarizer.modeling.batch import collate
-from summarizer.modeling.configuration_bertsum import CONFIG_FILE
 from summarizer.modeling.features import FeatureBuilder, FeatureConfig
 from summarizer.modeling.modeling_bertsum import (
     WEIGHTS_FILE,
@@ -35,9 +33,8 @@ from summarizer.modeling.modeling_bertsum import (
     freeze_encoder,
     load_tokenizer,
 )
-from summarizer.modeling.onnx_export import export_graph
-from summarizer.modeling.onnx_model import INT8_SOURCES, OnnxModel
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.modeling.settings import CONFIG_FILE, INT8_SCALE_SUFFIX
+from summarizer.pipeline import Summarizer
 from summarizer.resources import (
     ACCURATE_INSTALL,
     BUILTIN_MODELS,
@@ -46,6 +43,9 @@ from summarizer.resources import (
     builtin_model_dir,
     model_dir,
 )
+from summarizer.runtime.backends import INT8_GRAPH_FILE
+from summarizer.runtime.onnx_export import export_graph
+from summarizer.runtime.onnx_model import INT8_SOURCES, OnnxModel
 from summarizer.training.datamodule import SummarizationDataModule
 from summarizer.training.settings import ConfigError, load_config
 from summarizer.training.train import build_model, export_model, train

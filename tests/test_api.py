@@ -11,8 +11,8 @@ from summarizer.modeling import pipeline
 from summarizer.modeling.batch import collate
 from summarizer.modeling.features import DocumentFeatures, FeatureConfig
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
-from summarizer.modeling.pipeline import CHUNK_BATCHES, SECTION_SENTENCES, SECTION_TOKENS, section_starts
-from summarizer.modeling.selection import SelectionConfig
+from summarizer.pipeline import CHUNK_BATCHES, SECTION_SENTENCES, SECTION_TOKENS, section_starts
+from summarizer.selection import SelectionConfig
 
 TEXT = (
     "The city council met on Monday to discuss the budget. "
@@ -95,7 +95,7 @@ def test_document_of_short_sentences_still_gets_a_summary(summarizer):
 
 def test_long_document_has_every_sentence_scored(summarizer):
     sentences = [f"Sentence number {i} talks about topic {i} at some length with details." for i in range(120)]
-    prepared = summarizer._prepare([sentences])[0]
+    prepared = summarizer.prepare([sentences])[0]
     assert len(prepared.sections[0].features.windows) > 3
     assert all(len(window.input_ids) <= 512 for window in prepared.sections[0].features.windows)
     summary = summarizer.summarize(sentences, k=3)
@@ -190,7 +190,7 @@ def small_model(encoder_dir, **settings):
 def test_encoding_a_few_windows_at_a_time_equals_one_pass(tiny_encoder_dir, pooling):
     model = small_model(tiny_encoder_dir, head="transformer", pooling=pooling)
     summarizer = Summarizer(model, load_tokenizer(tiny_encoder_dir))
-    prepared = summarizer._prepare([long_document(20), long_document(2), long_document(7)])
+    prepared = summarizer.prepare([long_document(20), long_document(2), long_document(7)])
     batch = summarizer._collate([section for document in prepared for section in document.sections])
     windows = batch.input_ids.shape[0]
     assert windows > 6
@@ -250,7 +250,7 @@ def test_distilbert_summarizer_scores_every_sentence_of_a_long_document(tiny_dis
     model = small_model(tiny_distilbert_dir, head="transformer")
     export(model, load_tokenizer(tiny_distilbert_dir), tmp_path)
     summarizer = Summarizer.from_pretrained(tmp_path)
-    prepared = summarizer._prepare([long_document(20)])[0]
+    prepared = summarizer.prepare([long_document(20)])[0]
     assert len(prepared.sections[0].features.windows) > 3
     assert summarizer._collate(prepared.sections).token_type_ids is None
     summary = summarizer.summarize(long_document(20), k=3, trigram_blocking=False)
@@ -315,7 +315,7 @@ def test_a_book_is_scored_in_sections_of_bounded_tokens(summarizer, monkeypatch)
     summary = summarizer.summarize(sentences, k=3)
     assert None not in summary.sentence_scores and len(summary.sentence_scores) == len(sentences)
     whole = summarizer.builder(sentences)  # built as training builds a test document's features
-    assert summarizer._from_features(sentences, whole) == prepared
+    assert summarizer.prepare_features(sentences, whole) == prepared
     assert len(summarizer._prepare([sentences[:8]])[0].sections) == 1
 
 
@@ -343,11 +343,13 @@ def test_documents_from_built_features_summarize_as_from_text(tiny_model_dir):
     summarizer = Summarizer.from_pretrained(tiny_model_dir)
     documents = [long_document(7), long_document(600)]  # the second is longer than a section
     builder = summarizer.builder  # the model's features for inference, as training builds its test split's
-    prepared = [summarizer._from_features(d, DocumentFeatures.from_columns(builder(d).to_columns())) for d in documents]
+    prepared = [
+        summarizer.prepare_features(d, DocumentFeatures.from_columns(builder(d).to_columns())) for d in documents
+    ]
     assert [len(p.sections) for p in prepared] == [1, 2]
-    assert prepared == summarizer._prepare(documents)
+    assert prepared == summarizer.prepare(documents)
     direct = list(summarizer.summarize_batch(documents, k=2))
-    assert list(summarizer._summarize_prepared(prepared, selection=SelectionConfig(k=2))) == direct
+    assert list(summarizer.summarize_prepared(prepared, selection=SelectionConfig(k=2))) == direct
 
 
 def test_formats_and_documents_give_what_the_command_gets(summarizer):

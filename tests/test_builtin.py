@@ -10,13 +10,13 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from summarizer.errors import InputError
-from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE
-from summarizer.modeling.configuration_bertsum import CONFIG_FILE
-from summarizer.modeling.modeling_bertsum import WEIGHTS_FILE, BertSumModel, freeze_encoder
-from summarizer.modeling.onnx_model import OnnxModel
-from summarizer.modeling.pipeline import Summarizer
-from summarizer.modeling.selection import SelectionConfig
+from summarizer.modeling.modeling_bertsum import BertSumModel, freeze_encoder
+from summarizer.modeling.settings import CONFIG_FILE, WEIGHTS_FILE
+from summarizer.pipeline import Summarizer
 from summarizer.resources import builtin_model_dir, default_encoder_dir
+from summarizer.runtime.backends import GRAPH_FILE, INT8_GRAPH_FILE
+from summarizer.runtime.onnx_model import OnnxModel
+from summarizer.selection import SelectionConfig
 from summarizer.training.data import load_documents
 from summarizer.training.evaluate import evaluate
 

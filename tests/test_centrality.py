@@ -13,10 +13,10 @@ import torch
 from conftest import TINY_HEAD, export
 
 from summarizer.modeling.batch import collate
-from summarizer.modeling.configuration_bertsum import CONFIG_FILE
 from summarizer.modeling.features import FeatureBuilder, FeatureConfig
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.modeling.settings import CONFIG_FILE
+from summarizer.pipeline import Summarizer
 from summarizer.text.centrality import (
     DEFAULT_WORDS,
     WORD_PATTERNS,
@@ -161,7 +161,7 @@ def test_the_model_language_chooses_the_stop_words(tiny_encoder_dir, tokenizer, 
     model = BertSumModel.from_encoder(tiny_encoder_dir, language="german", features=FeatureConfig(centrality=True))
     export(model, tokenizer, tmp_path)
     config = model.config
-    prepared = Summarizer.from_pretrained(tmp_path)._prepare([sentences])[0]
+    prepared = Summarizer.from_pretrained(tmp_path).prepare([sentences])[0]
     assert prepared.sections[0].features.sentence_features == german
     row = DocumentPreprocessor(tokenizer, config.features, None, "german")(
         {"id": ["d"], "text": [""], "sentences": [sentences], "reference": [""]}
@@ -234,7 +234,7 @@ def test_models_keep_the_words_they_were_trained_with(tiny_encoder_dir, tmp_path
     assert json.loads((tmp_path / CONFIG_FILE).read_text())["features"]["centrality_words"] == words
     sentences = ["Pernod's shares rose.", "Pernod will bid.", "Pernod's rivals waited.", "Cats sleep all day."]
     assert sentence_centrality(sentences, words="letters") != sentence_centrality(sentences, words="tokens")
-    prepared = Summarizer.from_pretrained(tmp_path)._prepare([sentences])[0]
+    prepared = Summarizer.from_pretrained(tmp_path).prepare([sentences])[0]
     assert prepared.sections[0].features.sentence_features == sentence_centrality(sentences, words=words)
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from summarizer.cli.arguments import UsageError, run_guarded
 from summarizer.cli.command import build_parser, main
+from summarizer.console import UsageError, run_guarded
 from summarizer.errors import InputError
 
 ARTICLE = (

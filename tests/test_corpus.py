@@ -11,7 +11,7 @@ import pytest
 from test_cli import ARTICLE, OTHER
 
 from summarizer.cli.command import main
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
 
 ROWS = [
     {"id": "a", "body": ARTICLE, "views": 3},

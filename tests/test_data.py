@@ -15,15 +15,15 @@ import pytest
 
 from summarizer.errors import InputError
 from summarizer.training import data as data_module
-from summarizer.training.data import Document, load_documents, untokenize, untokenized, write_jsonl
+from summarizer.training.data import Example, load_documents, untokenize, untokenized, write_jsonl
 
 ROWS = [
     {"id": "a", "text": "First document. It has two sentences.", "summary": "First summary."},
     {"id": "b", "text": "Second document.\nNew paragraph.", "summary": "Second summary."},
 ]
 EXPECTED = [
-    Document(id="a", text="First document. It has two sentences.", reference="First summary."),
-    Document(id="b", text="Second document.\nNew paragraph.", reference="Second summary."),
+    Example(id="a", text="First document. It has two sentences.", reference="First summary."),
+    Example(id="b", text="Second document.\nNew paragraph.", reference="Second summary."),
 ]
 
 
@@ -126,8 +126,8 @@ def test_story_directory(tmp_path: Path) -> None:
     (stories / "nested" / "two.story").write_text("Other body.\n\n@highlight\n\nOnly point", encoding="utf-8")
     (stories / "notes.txt").write_text("not a story", encoding="utf-8")
     assert load_documents(stories).documents == [
-        Document(id="two", text="Other body.", reference="Only point"),
-        Document(id="one", text="Body sentence one.\n\nBody sentence two.", reference="First point\nSecond point"),
+        Example(id="two", text="Other body.", reference="Only point"),
+        Example(id="one", text="Body sentence one.\n\nBody sentence two.", reference="First point\nSecond point"),
     ]
 
 
@@ -166,7 +166,7 @@ def test_explicit_fields_win_over_detected_ones(tmp_path: Path) -> None:
         [{"id": 7, "text": "Ignored.", "body": "Used.", "summary": "No.", "tldr": "Yes."}],
     )
     [document] = load_documents(path, text_field="body", summary_field="tldr").documents
-    assert document == Document(id="7", text="Used.", reference="Yes.")
+    assert document == Example(id="7", text="Used.", reference="Yes.")
 
 
 def test_sentence_lists_are_kept_as_sentences(tmp_path: Path) -> None:
@@ -177,7 +177,7 @@ def test_sentence_lists_are_kept_as_sentences(tmp_path: Path) -> None:
 
 def test_reference_is_optional_when_not_required(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "d.jsonl", [{"text": "Body."}])
-    assert load_documents(path, require_reference=False).documents == [Document(id=f"{path}, line 1", text="Body.")]
+    assert load_documents(path, require_reference=False).documents == [Example(id=f"{path}, line 1", text="Body.")]
 
 
 def test_fingerprint_follows_the_file(tmp_path: Path) -> None:
@@ -344,8 +344,8 @@ def test_unusable_paths(tmp_path: Path, name: str, problem: str) -> None:
 
 def test_written_documents_load_back_unchanged(tmp_path: Path) -> None:
     documents = [
-        Document(id="a", sentences=["First sentence.", "Second one, Mr. Smith."], reference="Ref one.\nRef two."),
-        Document(id="b", text="Raw text stays raw. Really.", reference="Short."),
+        Example(id="a", sentences=["First sentence.", "Second one, Mr. Smith."], reference="Ref one.\nRef two."),
+        Example(id="b", text="Raw text stays raw. Really.", reference="Short."),
     ]
     path = tmp_path / "held-out" / "test.jsonl"
     write_jsonl(path, documents)

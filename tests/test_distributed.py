@@ -24,7 +24,7 @@ from safetensors.torch import load_file
 from test_train import TINY, document, tiny_overrides
 
 from summarizer.modeling.modeling_bertsum import BertSumModel
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
 from summarizer.training.data import load_documents
 from summarizer.training.evaluate import evaluate
 from summarizer.training.settings import load_config

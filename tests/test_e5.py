@@ -19,7 +19,7 @@ from summarizer.encoders import e5
 from summarizer.encoders.e5 import unpack_encoder
 from summarizer.errors import InputError
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
 from summarizer.resources import base_encoder_dir
 
 FRENCH = (

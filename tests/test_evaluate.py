@@ -7,10 +7,10 @@ from conftest import export
 from summarizer import Summarizer
 from summarizer.modeling.features import FeatureConfig
 from summarizer.modeling.modeling_bertsum import BertSumModel
-from summarizer.modeling.selection import SelectionConfig
+from summarizer.selection import SelectionConfig
 from summarizer.text.centrality import most_central
 from summarizer.training import evaluate as evaluate_module
-from summarizer.training.data import Document, load_documents
+from summarizer.training.data import Example, load_documents
 from summarizer.training.evaluate import evaluate, main
 from summarizer.training.rouge import METRICS, rouge
 
@@ -77,7 +77,7 @@ def test_textrank_reads_words_as_the_model_does(
     assert most_central(sentences, 1, words="letters") == [1] and most_central(sentences, 1, words="tokens") == [0]
     features = FeatureConfig(centrality=centrality, centrality_words=words)
     export(BertSumModel.from_encoder(tiny_encoder_dir, features=features), tokenizer, tmp_path)
-    documents = [Document(id="d", sentences=sentences, reference=sentences[1])]
+    documents = [Example(id="d", sentences=sentences, reference=sentences[1])]
     result = evaluate(Summarizer.from_pretrained(tmp_path), documents, SelectionConfig(k=1))
     textrank = result.systems["textrank"].mean["rouge1"]
     if textrank_words == "letters":

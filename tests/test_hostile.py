@@ -29,9 +29,9 @@ from conftest import TINY_HEAD
 from safetensors.torch import load_file, save_file
 
 from summarizer.cli import command as cli
-from summarizer.cli.arguments import run_guarded
+from summarizer.console import run_guarded
 from summarizer.errors import InputError
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
 from summarizer.training import evaluate
 from summarizer.training import train as train_module
 

@@ -16,7 +16,7 @@ from transformers import AutoConfig, AutoModel
 from summarizer.errors import InputError
 from summarizer.modeling.configuration_bertsum import BertSumConfig
 from summarizer.modeling.modeling_bertsum import BertSumModel, SentenceHead, load_tokenizer
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
 
 TEXT = (
     "The council met on Monday. It approved a budget for the new bridge. Residents complained about "

@@ -15,12 +15,13 @@ from conftest import TINY_HEAD, export
 
 from summarizer import Summarizer
 from summarizer.errors import InputError
-from summarizer.modeling import precision
-from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE, resolve_backend
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
-from summarizer.modeling.onnx_export import export_graph
-from summarizer.modeling.onnx_model import WEIGHTS_FILE, OnnxModel, _calls, header_digest, quantize, read_header
+from summarizer.modeling.settings import WEIGHTS_FILE
 from summarizer.resources import BUILTIN_MODELS, builtin_model_dir
+from summarizer.runtime import precision
+from summarizer.runtime.backends import GRAPH_FILE, INT8_GRAPH_FILE, resolve_backend
+from summarizer.runtime.onnx_export import export_graph
+from summarizer.runtime.onnx_model import OnnxModel, _calls, header_digest, quantize, read_header
 
 TEXTS = [
     "The city council met on Monday to discuss the budget. Members argued for hours about school funding. "
@@ -80,8 +81,8 @@ def test_the_graph_scores_every_sentence_as_torch_does(graph_dir: Path, monkeypa
     assert isinstance(onnx.model, OnnxModel)
     torch_path = Summarizer.from_pretrained(graph_dir, precision="fp32", backend="torch")
     # The long document's two sections go to calls of their own, each over the windows of a call.
-    monkeypatch.setattr("summarizer.modeling.onnx_model.MAX_WINDOWS_PER_CALL", 4)
-    assert [len(s.features.windows) > 4 for s in onnx._prepare([TEXTS[-1]])[0].sections] == [True, True]
+    monkeypatch.setattr("summarizer.runtime.onnx_model.MAX_WINDOWS_PER_CALL", 4)
+    assert [len(s.features.windows) > 4 for s in onnx.prepare([TEXTS[-1]])[0].sections] == [True, True]
     _assert_same(_scores(onnx, TEXTS), _scores(torch_path, TEXTS))
 
 
@@ -217,7 +218,7 @@ def test_summarize_runs_without_torch_or_transformers(tmp_path: Path) -> None:
 def test_a_directory_without_a_graph_takes_torch_or_says_how_to_add_it(tiny_model_dir: Path, tmp_path: Path) -> None:
     assert isinstance(Summarizer.from_pretrained(tiny_model_dir).model, BertSumModel)
     with pytest.raises(
-        InputError, match=r"no ONNX graph \(model.onnx\): add it with `python -m summarizer.modeling.onnx_export"
+        InputError, match=r"no ONNX graph \(model.onnx\): add it with `python -m summarizer.runtime.onnx_export"
     ):
         Summarizer.from_pretrained(tiny_model_dir, backend="onnx")
     (tmp_path / "one.txt").write_text(TEXTS[0], encoding="utf-8")
@@ -226,7 +227,7 @@ def test_a_directory_without_a_graph_takes_torch_or_says_how_to_add_it(tiny_mode
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == (
         f"summarize: {tiny_model_dir}: no ONNX graph (model.onnx) and torch is not installed: add it with "
-        f"`python -m summarizer.modeling.onnx_export {tiny_model_dir}` (needs pip install 'bertsum[torch]')\n"
+        f"`python -m summarizer.runtime.onnx_export {tiny_model_dir}` (needs pip install 'bertsum[torch]')\n"
     )
     done = _run(code, "--backend", "torch", str(tmp_path / "one.txt"))
     assert (done.returncode, done.stderr) == (
@@ -362,8 +363,8 @@ def _save_weights_with(directory: Path, half: bool) -> None:
 def test_the_export_command_adds_the_graph(
     tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`python -m summarizer.modeling.onnx_export DIR` (its `main`, in this process: torch is imported already)."""
-    from summarizer.modeling.onnx_export import main
+    """`python -m summarizer.runtime.onnx_export DIR` (its `main`, in this process: torch is imported already)."""
+    from summarizer.runtime.onnx_export import main
 
     directory = tmp_path / "model"
     shutil.copytree(tiny_model_dir, directory)
@@ -391,7 +392,7 @@ def test_attention_the_fused_kernel_does_not_compute_is_traced_eagerly(
     eager graph, scoring as torch does, and keeps its own attention implementation."""
     import onnx
 
-    from summarizer.modeling import onnx_attention
+    from summarizer.runtime import onnx_attention
 
     # Every mask now looks like another kind than the padding mask the fused kernel takes.
     monkeypatch.setattr(onnx_attention, "bidirectional_mask_function", lambda *args: True)

@@ -16,19 +16,19 @@ from summarizer.modeling.modeling_bertsum import load_tokenizer
 from summarizer.text.centrality import WORD_PATTERNS
 from summarizer.text.sentences import reference_sentences, split_sentences
 from summarizer.training import preprocess as preprocess_module
-from summarizer.training.data import Document, LoadedData
+from summarizer.training.data import Example, LoadedData
 from summarizer.training.oracle import greedy_oracle
 from summarizer.training.preprocess import LabelConfig, preprocess
 
 DOCUMENTS = [
-    Document(
+    Example(
         id="cats",
         text="The cat sat on the mat. A dog barked at the postman.\nThe cat then slept all day.",
         reference="The cat sat on the mat and slept.",
     ),
     # No sentence reaches min_sentence_tokens: both are scored all the same.
-    Document(id="short", text="Hi. Yo.", reference="Hi."),
-    Document(
+    Example(id="short", text="Hi. Yo.", reference="Hi."),
+    Example(
         id="split",
         sentences=["Markets fell sharply on Monday.", "Oil prices rose.", "Analysts expect a rebound."],
         reference="Markets fell on Monday.\nAnalysts expect a rebound.",
@@ -36,7 +36,7 @@ DOCUMENTS = [
 ]
 
 
-def _data(fingerprint: str = "fixed", documents: list[Document] = DOCUMENTS) -> LoadedData:
+def _data(fingerprint: str = "fixed", documents: list[Example] = DOCUMENTS) -> LoadedData:
     return LoadedData("test", list(documents), [], fingerprint)
 
 

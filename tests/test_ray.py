@@ -12,7 +12,7 @@ import pytest
 from test_cli import ARTICLE, OTHER
 
 from summarizer.cli.command import main
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'bertsum[ray]')")
 pytest.importorskip("ray.data")  # which makes ray.data an attribute of ray
@@ -119,7 +119,7 @@ def test_the_command_on_ray_writes_what_it_writes_without(
 
 def test_nothing_else_imports_ray() -> None:
     code = (
-        "import sys, summarizer.cli.command, summarizer.modeling.pipeline, summarizer.cli.corpus, "
+        "import sys, summarizer.cli.command, summarizer.pipeline, summarizer.cli.corpus, "
         "summarizer.training.train; print('ray' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

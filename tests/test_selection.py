@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from summarizer.modeling.selection import (
+from summarizer.selection import (
     SelectionConfig,
     begins_lower,
     cased,

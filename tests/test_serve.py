@@ -26,7 +26,7 @@ from starlette.datastructures import Headers
 from test_cli import ARTICLE
 
 from summarizer.cli.command import main
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
 from summarizer.serve import inputs
 
 LAUNCHER = "from bertsum.launch import summarize; summarize()"

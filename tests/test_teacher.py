@@ -10,22 +10,22 @@ from typing import Any
 import pytest
 
 from summarizer.errors import InputError
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
 from summarizer.training import teacher as teacher_module
-from summarizer.training.data import Document, LoadedData
+from summarizer.training.data import Example, LoadedData
 from summarizer.training.settings import load_config
 from summarizer.training.teacher import teacher_precision, teacher_scores
 from summarizer.training.train import build_datamodule
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 DOCUMENTS = [
-    Document(
+    Example(
         id="harbour",
         text="The council approved the new budget for the harbour on Monday. Yes. "
         "The library will open on Sundays from next month. Parking fees rise by a fifth.",
         reference="The council approved the harbour budget.",
     ),
-    Document(
+    Example(
         id="split",
         sentences=[
             "Markets fell sharply on Monday after the report.",
@@ -88,7 +88,7 @@ def test_teacher_scores_every_sentence_as_summarize_does_and_caches_them(
         LoadedData("test", DOCUMENTS[::-1], [], "fixed"), str(tiny_model_dir), cache_dir=tmp_path
     )
     assert [len(row) for row in reordered] == [3, 4] and reordered[0] == scores[1]
-    new = Document(id="new", sentences=["A new document has sentences of its own.", "It is scored."])
+    new = Example(id="new", sentences=["A new document has sentences of its own.", "It is scored."])
     with pytest.raises(AssertionError, match="scored again"):  # a document it did not score is scored
         teacher_scores(LoadedData("test", [*DOCUMENTS, new], [], "fixed"), str(tiny_model_dir), cache_dir=tmp_path)
 
@@ -116,7 +116,8 @@ def test_a_stopped_scoring_keeps_what_it_scored(
 
 
 def test_a_missing_teacher_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=rf"^data.teacher: {tmp_path}: no model directory \(no config.json\)$"):
+    wanted = rf'^data.teacher: {tmp_path}: not a bertsum model directory \(no config.json with model_type "bertsum"\)$'
+    with pytest.raises(InputError, match=wanted):
         teacher_scores(_data(), str(tmp_path), cache_dir=tmp_path)
 
 

@@ -21,11 +21,11 @@ from pytorch_lightning.strategies import DDPStrategy
 from safetensors.torch import load_file
 
 from summarizer.errors import InputError
-from summarizer.modeling import precision
 from summarizer.modeling.batch import collate
 from summarizer.modeling.features import DocumentFeatures, FeatureBuilder
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
-from summarizer.modeling.pipeline import Summarizer
+from summarizer.pipeline import Summarizer
+from summarizer.runtime import precision
 from summarizer.text.sentences import split_sentences
 from summarizer.training import train as train_module
 from summarizer.training.data import load_documents

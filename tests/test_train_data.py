@@ -13,7 +13,7 @@ from pytorch_lightning.utilities.rank_zero import rank_zero_only
 
 from summarizer.errors import InputError
 from summarizer.modeling.modeling_bertsum import InterSentenceHead
-from summarizer.training.data import Document, LoadedData
+from summarizer.training.data import Example, LoadedData
 from summarizer.training.datamodule import LengthGroupedSampler, _hold_out, _mixed, one_window
 from summarizer.training.settings import ConfigError, load_config
 from summarizer.training.train import build_datamodule, build_trainer
@@ -123,7 +123,7 @@ def test_processes_step_together_in_training_and_share_evaluation() -> None:
 
 
 def test_hold_out_is_fixed_and_disjoint() -> None:
-    data = LoadedData("x.jsonl", [Document(id=str(i), text="t", reference="r") for i in range(50)], [], "f")
+    data = LoadedData("x.jsonl", [Example(id=str(i), text="t", reference="r") for i in range(50)], [], "f")
     splits = _hold_out(data, {"validation": 0.1, "test": 0.2})
     ids = {name: [d.id for d in split.documents] for name, split in splits.items()}
     assert [len(ids[n]) for n in ("train", "validation", "test")] == [35, 5, 10]
@@ -274,8 +274,8 @@ def test_mix_adds_other_sources_repeated_and_spread_through_the_run(tmp_path: Pa
 
 def test_mixed_keeps_the_order_the_built_in_model_was_trained_in() -> None:
     # configs/cnndm.yaml reproduces summarizer/builtin/news only if this order never changes
-    train = LoadedData("t", [Document(id=f"n{i}", text=f"news {i}") for i in range(5)], [], "t")
-    papers = LoadedData("p", [Document(id=f"p{i}", text=f"paper {i}") for i in range(3)], [], "p")
+    train = LoadedData("t", [Example(id=f"n{i}", text=f"news {i}") for i in range(5)], [], "t")
+    papers = LoadedData("p", [Example(id=f"p{i}", text=f"paper {i}") for i in range(3)], [], "p")
     plain = train.documents + [
         doc if r == 0 else replace(doc, id=f"{doc.id}#{r + 1}") for r in range(2) for doc in papers.documents
     ]
@@ -284,10 +284,10 @@ def test_mixed_keeps_the_order_the_built_in_model_was_trained_in() -> None:
     mixed, ids = _mixed(train, [(papers, 2)])
     assert [d.id for d in mixed.documents] == [plain[i].id for i in order]
     assert ids == [[d.id for d in plain[5:]]]  # each source's documents, as the mix named them
-    clash = LoadedData("c", [Document(id="n0", text="another")], [], "p")
+    clash = LoadedData("c", [Example(id="n0", text="another")], [], "p")
     renamed, ids = _mixed(train, [(clash, 2)])
     assert sorted(d.id for d in renamed.documents)[:3] == ["n0", "n0#2", "n0#3"] and ids == [["n0#2", "n0#3"]]
     assert (
         renamed.fingerprint
-        != _mixed(train, [(LoadedData("c", [Document(id="x", text="another")], [], "p"), 2)])[0].fingerprint
+        != _mixed(train, [(LoadedData("c", [Example(id="x", text="another")], [], "p"), 2)])[0].fingerprint
     )

@@ -1,3 +1,4 @@
-"""The `summarize` command: `command` (arguments to outputs), `arguments` (shared options, exit
-statuses, signals), `files` (outputs that appear whole or not at all) and `corpus` (tables of
-documents, on Ray Data with `--ray`)."""
+"""The `summarize` command: `command` (arguments to outputs) and `corpus` (tables of documents, on
+Ray Data with `--ray`); the options it shares with the other commands are `summarizer.options`,
+its exit statuses and signals `summarizer.console`, its outputs that appear whole or not at all
+`summarizer.files`."""

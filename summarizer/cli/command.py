@@ -31,19 +31,11 @@ from tqdm import tqdm
 
 from summarizer import __version__
 from summarizer.cli import corpus
-from summarizer.cli.arguments import (
-    Parser,
-    UsageError,
-    add_debug_flag,
-    add_model_arguments,
-    add_selection_arguments,
-    positive_int,
-    run_command,
-    selection_from,
-)
-from summarizer.cli.files import atomic_writer, checked
+from summarizer.console import Parser, UsageError, add_debug_flag, positive_int, run_command
 from summarizer.errors import InputError, OutputError, printable, quoted
-from summarizer.modeling.pipeline import Summarizer, Summary
+from summarizer.files import atomic_writer, checked
+from summarizer.options import add_model_arguments, add_selection_arguments, selection_from
+from summarizer.pipeline import Summarizer, Summary
 from summarizer.readers import Document, TooLarge, formats, read_file, reader
 from summarizer.text.sentences import separator
 

@@ -27,12 +27,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from summarizer.cli.arguments import UsageError, positive_int, selection_from
-from summarizer.cli.files import atomic_file, atomic_writer, checked, is_stream
+from summarizer.columns import output_columns, summary_columns
+from summarizer.console import UsageError, positive_int
 from summarizer.errors import InputError, first_line, quoted
-from summarizer.modeling.columns import output_columns, summary_columns
-from summarizer.modeling.pipeline import LoadedAs, Summarizer
-from summarizer.modeling.selection import SelectionConfig
+from summarizer.files import atomic_file, atomic_writer, checked, is_stream
+from summarizer.options import selection_from
+from summarizer.pipeline import LoadedAs, Summarizer
+from summarizer.selection import SelectionConfig
 from summarizer.text.tables import SUFFIXES, SUFFIXES_NAMED, file_rows
 
 # The command: `summarize TABLE --text-field FIELD [--ray [--address A]] [-o OUT]`.

@@ -1,9 +1,7 @@
-"""The model and the inference pipeline: sentences -> features -> batch -> scores -> selection.
-
-`configuration_bertsum` (`BertSumConfig`) and `modeling_bertsum` (`BertSumModel`: encoder,
-poolings, centrality projection, heads) are the transformers model; `features` lays documents
-out as BERTSUM windows, `arrays` and `batch` pad them into numpy arrays and torch tensors;
-`onnx_model` scores them on ONNX Runtime and `onnx_export` writes that graph; `backends` and
-`precision` choose the runtime and number format; `selection` picks the summary; `pipeline`
-(`Summarizer`) runs it all for the library and the command.
+"""The model: `settings` (a model directory's files and `config.json`, read and checked without
+torch or transformers), `features` (documents laid out as BERTSUM windows), `arrays` and `batch`
+(the windows padded into numpy arrays and torch tensors), `configuration_bertsum`
+(`BertSumConfig`) and `modeling_bertsum` (`BertSumModel`: encoder, poolings, centrality
+projection, heads), one way: the configuration knows nothing of the network. Running it is
+`summarizer.runtime`'s, summarizing with it `summarizer.pipeline`'s.
 """

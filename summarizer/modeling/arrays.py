@@ -1,7 +1,7 @@
 """The layout of a batch as numpy arrays, and documents grouped by length; no torch.
 
 Both inference backends read a batch this way: the torch one wraps the arrays as tensors
-(`summarizer.modeling.batch`), the ONNX Runtime one hands them to its graph (`summarizer.modeling.onnx_model`).
+(`summarizer.modeling.batch`), the ONNX Runtime one hands them to its graph (`summarizer.runtime.onnx_model`).
 """
 
 from __future__ import annotations

@@ -2,9 +2,11 @@
 
 One `config.json` describes a model: the encoder's configuration, the head and pooling (each
 a small module with its own settings), the language and the feature settings, and for a compact
-model the packaged encoder its weights build on. Directories written before this format
-(`bertsum.json` beside the encoder's `config.json`) are converted when read. Nothing in a model
-directory is ever executed: `refuse_code` turns away any that would need its own Python code.
+model the packaged encoder its weights build on. It is read by `settings.read_settings`, which
+checks what every runtime reads and converts directories written before this format; the
+settings of the heads and poolings are `settings`' too, so that this module needs nothing of
+`modeling_bertsum`. Nothing in a model directory is ever executed: `refuse_code` turns away any
+that would need its own Python code.
 """
 
 from __future__ import annotations
@@ -17,14 +19,16 @@ from transformers.configuration_utils import SubConfigSpec
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
 from summarizer.errors import InputError, SettingError, first_line
-from summarizer.modeling.features import FeatureConfig, convert_saved_features
-from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
-from summarizer.text.sentences import check_language
-
-CONFIG_FILE = "config.json"
-# The settings file of directories written before `BertSumConfig`, and its only format.
-_OLD_SETTINGS_FILE = "bertsum.json"
-_OLD_FORMAT_VERSION = 1
+from summarizer.modeling.features import FeatureConfig
+from summarizer.modeling.settings import (
+    CONFIG_FILE,
+    MODEL_TYPE,
+    ModelSettings,
+    check_pooling,
+    head_settings,
+    read_settings,
+)
+from summarizer.resources import read_json
 
 
 class BertSumConfig(PreTrainedConfig):
@@ -39,7 +43,7 @@ class BertSumConfig(PreTrainedConfig):
     holds a model's decoding defaults.
     """
 
-    model_type = "bertsum"
+    model_type = MODEL_TYPE
     sub_configs_defaults = {"encoder": SubConfigSpec(config_class=AutoConfig, model_type="bert")}
 
     encoder: PreTrainedConfig | dict | None = None
@@ -52,20 +56,14 @@ class BertSumConfig(PreTrainedConfig):
     trigram_blocking: bool = True
 
     def __post_init__(self, **kwargs: Any) -> None:
-        # The heads and poolings register themselves in the modeling module, which imports this one.
-        from summarizer.modeling.modeling_bertsum import check_pooling, head_settings
-
         self.head = head_settings(self.head)
         check_pooling(self.pooling)
-        check_language(self.language)
-        if not isinstance(self.features, FeatureConfig):
-            self.features = FeatureConfig(**(self.features or {}))
         if not isinstance(self.lora_rank, int) or isinstance(self.lora_rank, bool) or self.lora_rank < 0:
             raise SettingError("lora_rank", f"must be a whole number, 0 or more, got {self.lora_rank!r}")
-        if not isinstance(self.trigram_blocking, bool):
-            raise SettingError("trigram_blocking", f"must be true or false, got {self.trigram_blocking!r}")
-        if self.base_encoder is not None and self.base_encoder not in BASE_ENCODERS:
-            raise SettingError("base_encoder", f"must be one of {', '.join(BASE_ENCODERS)}, got {self.base_encoder!r}")
+        # What every runtime reads, checked as `read_settings` checks it.
+        if not isinstance(self.features, FeatureConfig):
+            self.features = FeatureConfig(**(self.features or {}))
+        ModelSettings(self.language, self.features, self.base_encoder, self.trigram_blocking)
         # A composite config resets its sub-configs' attention implementation: the encoder keeps
         # the one it was loaded with (PyTorch's fused kernel, unless asked otherwise).
         attention = self.encoder._attn_implementation if isinstance(self.encoder, PreTrainedConfig) else None
@@ -89,45 +87,12 @@ def read_config(directory: Path) -> BertSumConfig:
     """The config of the model in `directory` (converted if an earlier release wrote it), or an
     `InputError` naming the file and what is wrong with it."""
     refuse_code(directory)
-    path = directory / CONFIG_FILE
-    settings = read_json(path) if path.is_file() else {}
-    if settings.get("model_type") == BertSumConfig.model_type:
-        return _config(settings, path)
-    if (directory / _OLD_SETTINGS_FILE).is_file():
-        return _convert(directory / _OLD_SETTINGS_FILE)
-    raise InputError(f'{directory}: not a bertsum model directory (no {CONFIG_FILE} with model_type "bertsum")')
-
-
-def _convert(path: Path) -> BertSumConfig:
-    """The config of a directory written before `BertSumConfig` (`bertsum.json`)."""
-    settings = read_json(path)
-    version = settings.pop("format_version", None)
-    if version != _OLD_FORMAT_VERSION:
-        raise InputError(f"{path}: model format {version} is not supported (expected {_OLD_FORMAT_VERSION})")
-    base = settings.get("base_encoder")
-    encoder_path = (base_encoder_dir(base) if base in BASE_ENCODERS else path.parent) / CONFIG_FILE
-    if not encoder_path.is_file():
-        raise InputError(f"{path.parent}: {CONFIG_FILE} is missing (the encoder's settings)")
-    head = {"type": settings.pop("head", "linear"), "dropout": settings.pop("head_dropout", 0.1)}
-    for name in ("layers", "heads", "feedforward"):
-        value = settings.pop(f"head_{name}", None)
-        if head["type"] == "transformer" and value is not None:
-            head[name] = value
-    settings["head"] = head
-    settings["encoder"] = read_json(encoder_path)
+    settings = read_settings(directory)
+    values = dict(settings.values)
     try:
-        settings["features"] = convert_saved_features(settings.get("features") or {})
-    except ValueError as error:
-        raise InputError(f"{path}: {error}") from None
-    return _config(settings, path)
-
-
-def _config(settings: dict[str, Any], path: Path) -> BertSumConfig:
-    settings.pop("transformers_version", None)
-    try:
-        return BertSumConfig.from_dict(settings)
+        return BertSumConfig.from_dict(values)
     except (TypeError, ValueError, KeyError, AttributeError) as error:
-        raise InputError(f"{path}: invalid settings: {first_line(error)}") from None
+        raise InputError(f"{settings.path}: invalid settings: {first_line(error)}") from None
 
 
 def refuse_code(directory: Path) -> None:

@@ -11,9 +11,8 @@ from summarizer.errors import check, check_at_least
 from summarizer.text.centrality import DEFAULT_WORDS, check_words, sentence_centrality
 
 if TYPE_CHECKING:  # the ONNX Runtime path runs without transformers
+    from tokenizers import Tokenizer
     from transformers import PreTrainedTokenizerBase
-
-    from summarizer.modeling.onnx_model import GraphTokenizer
 
 
 @dataclass(frozen=True)
@@ -94,6 +93,18 @@ def convert_saved_features(settings: dict[str, Any]) -> dict[str, Any]:
         )
     settings["centrality_words"] = _CENTRALITY_VERSION_WORDS[version]
     return settings
+
+
+@dataclass(frozen=True)
+class GraphTokenizer:
+    """A `tokenizers.Tokenizer` with what `FeatureBuilder` reads of a transformers tokenizer: the
+    tokenizer of a model run without transformers (`summarizer.runtime.onnx_model`)."""
+
+    backend_tokenizer: Tokenizer
+    cls_token_id: int
+    sep_token_id: int
+    pad_token_id: int
+    model_input_names: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """The BERTSUM network as a transformers model: an encoder, sentence vectors, a scoring head.
 
-Read top to bottom: the scoring heads (each registered under its `kind`, with a `Settings`
-dataclass of its own; a model's config stores `{"type": kind, **settings}`), the poolings that
-turn token vectors into sentence vectors (`"cls"`, `"mean"`), the centrality projection, the
+Read top to bottom: the scoring heads (each registered under its `kind`, its settings a
+dataclass in `settings.HEAD_SETTINGS`; a model's config stores `{"type": kind, **settings}`),
+the poolings that turn token vectors into sentence vectors (`"cls"`, `"mean"`), the centrality
+projection, the
 low-rank adapters of the encoder's layers (`lora_rank`), then `BertSumModel`: a
 `PreTrainedModel` over a `BertSumConfig`, registered with `AutoModel`.
 `save_pretrained` / `from_pretrained` write and read `config.json` and `model.safetensors`; a
@@ -14,11 +15,8 @@ to load either.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -29,20 +27,24 @@ from torch import nn
 from transformers import AutoModel, AutoTokenizer, PreTrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
 from transformers.utils import logging as hf_logging
 
-from summarizer.errors import InputError, SettingError, check, check_at_least, first_line
-from summarizer.modeling.backends import INT8_SCALE_SUFFIX
+from summarizer.errors import InputError, SettingError, first_line
 from summarizer.modeling.batch import Batch, collate
-from summarizer.modeling.configuration_bertsum import (
-    CONFIG_FILE,
-    BertSumConfig,
-    base_encoder_dir,
-    read_config,
-    refuse_code,
-)
+from summarizer.modeling.configuration_bertsum import BertSumConfig, read_config, refuse_code
 from summarizer.modeling.features import FeatureConfig
+from summarizer.modeling.settings import (
+    CONFIG_FILE,
+    HEAD_SETTINGS,
+    INT8_SCALE_SUFFIX,
+    POOLINGS,
+    WEIGHTS_FILE,
+    LinearHeadSettings,
+    TransformerHeadSettings,
+    check_pooling,
+    head_settings,
+)
+from summarizer.resources import base_encoder_dir
 from summarizer.text.centrality import FEATURES_PER_SENTENCE
 
-WEIGHTS_FILE = "model.safetensors"
 # A tokenizer directory holds tokenizer_config.json and one of these.
 VOCABULARY_FILES = (
     "tokenizer.json",
@@ -62,69 +64,27 @@ _WARM_START_SETTINGS = ("head", "pooling", "language", "features")
 
 
 class SentenceHead(nn.Module):
-    """Base of the heads; `SentenceHead.kinds` maps each kind to its class."""
+    """Base of the heads; `SentenceHead.kinds` maps each kind to its class. A head's `Settings`
+    (a frozen dataclass) are `settings.HEAD_SETTINGS[kind]`; a head defined elsewhere declares
+    its own `Settings`, which join them."""
 
     kinds: ClassVar[dict[str, type[SentenceHead]]] = {}
     kind: ClassVar[str]
-
-    @dataclass(frozen=True)
-    class Settings:
-        pass
+    Settings: ClassVar[type[Any]]
 
     def __init_subclass__(cls, kind: str, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.kind = kind
         SentenceHead.kinds[kind] = cls
+        if "Settings" in cls.__dict__:
+            HEAD_SETTINGS[kind] = cls.Settings
+        else:
+            cls.Settings = HEAD_SETTINGS[kind]
 
     def forward(self, sentences: torch.Tensor, mask: torch.Tensor, first: torch.Tensor | None = None) -> torch.Tensor:
         """Logits [documents, slots] of `sentences` [documents, slots, dim] where `mask` holds;
         `first[b]`: the place in its document of row b's first sentence (0 when None)."""
         raise NotImplementedError
-
-
-def head_settings(settings: dict[str, Any] | str | None) -> dict[str, Any]:
-    """`settings` with every default filled in, checked: `{"type": kind, ...}` (a kind alone, or
-    None for the linear head, take that head's defaults).
-
-    A `SettingError` for "head" says what is wrong.
-    """
-    if settings is None or isinstance(settings, str):
-        settings = {"type": settings or "linear"}
-    settings = dict(settings)
-    kind = settings.pop("type", None)
-    if kind not in SentenceHead.kinds:
-        raise SettingError("head", f"type must be one of {', '.join(SentenceHead.kinds)}, got {kind!r}")
-    settings_class = SentenceHead.kinds[kind].Settings
-    hints = typing.get_type_hints(settings_class)
-    fields = {f.name: hints.get(f.name) for f in dataclasses.fields(settings_class)}
-    unknown = sorted(set(settings) - set(fields))
-    if unknown:
-        raise SettingError(
-            "head", f"setting {unknown[0]!r} is not one of the {kind} head's ({', '.join(sorted(fields))})"
-        )
-    for name, value in settings.items():
-        settings[name] = _checked(name, value, fields[name])
-    try:
-        checked = SentenceHead.kinds[kind].Settings(**settings)
-    except (TypeError, ValueError) as error:
-        raise SettingError("head", str(error)) from None
-    return {"type": kind, **dataclasses.asdict(checked)}
-
-
-def _checked(name: str, value: Any, hint: Any) -> Any:
-    """`value` of a head setting declared as `hint` (int, float, bool and str are checked; a
-    whole number is a float too), or a `SettingError` for "head" naming the setting."""
-    expected = {int: "an integer", float: "a number", bool: "true or false", str: "text"}.get(hint)
-    if expected is None:
-        return value
-    fits = (
-        isinstance(value, hint)
-        if hint in (bool, str)
-        else (not isinstance(value, bool) and isinstance(value, (int, float) if hint is float else int))
-    )
-    if not fits:
-        raise SettingError("head", f"{name} must be {expected}, got {value!r}")
-    return float(value) if hint is float else value
 
 
 def build_head(dim: int, settings: dict[str, Any] | str | None) -> SentenceHead:
@@ -134,22 +94,10 @@ def build_head(dim: int, settings: dict[str, Any] | str | None) -> SentenceHead:
     return cls(dim, cls.Settings(**settings))
 
 
-def _check_dropout(dropout: float) -> None:
-    if not 0.0 <= dropout < 1.0:
-        raise SettingError("dropout", f"must be in [0, 1), got {dropout}")
-
-
 class LinearHead(SentenceHead, kind="linear"):
     """A linear score of each sentence vector on its own."""
 
-    @dataclass(frozen=True)
-    class Settings:
-        dropout: float = 0.1
-
-        def __post_init__(self) -> None:
-            _check_dropout(self.dropout)
-
-    def __init__(self, dim: int, settings: LinearHead.Settings) -> None:
+    def __init__(self, dim: int, settings: LinearHeadSettings) -> None:
         super().__init__()
         self.dropout = nn.Dropout(settings.dropout)
         self.score = nn.Linear(dim, 1)
@@ -180,18 +128,7 @@ class SentencePositions(nn.Module):
 class InterSentenceHead(SentenceHead, kind="transformer"):
     """BERTSUM's inter-sentence transformer: sentence positions, pre-norm layers, linear score."""
 
-    @dataclass(frozen=True)
-    class Settings:
-        layers: int = 2
-        heads: int = 8
-        feedforward: int = 2048
-        dropout: float = 0.1
-
-        def __post_init__(self) -> None:
-            check_at_least(self, 1, "layers", "heads", "feedforward")
-            _check_dropout(self.dropout)
-
-    def __init__(self, dim: int, settings: InterSentenceHead.Settings) -> None:
+    def __init__(self, dim: int, settings: TransformerHeadSettings) -> None:
         super().__init__()
         if dim % settings.heads:
             raise SettingError("head", f"heads ({settings.heads}) must divide the encoder width ({dim})")
@@ -238,6 +175,8 @@ class Pooling(nn.Module):
         super().__init_subclass__(**kwargs)
         cls.kind = kind
         Pooling.kinds[kind] = cls
+        if kind not in POOLINGS:  # a pooling defined elsewhere
+            POOLINGS.append(kind)
 
     def gather(self, grid: torch.Tensor, hidden: torch.Tensor, batch: Batch, rows: torch.Tensor) -> None:
         """Add to `grid` what the windows `rows` of `batch` (encoded as `hidden`, cut to its
@@ -247,11 +186,6 @@ class Pooling(nn.Module):
     def finish(self, grid: torch.Tensor, batch: Batch) -> torch.Tensor:
         """The sentence vectors, once every window is gathered."""
         return grid
-
-
-def check_pooling(kind: str) -> None:
-    """A `SettingError` for "pooling" unless `kind` names a pooling."""
-    check(kind in Pooling.kinds, "pooling", f"must be one of {', '.join(Pooling.kinds)}, got {kind!r}")
 
 
 def build_pooling(kind: str) -> Pooling:

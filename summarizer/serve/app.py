@@ -34,9 +34,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from summarizer.errors import InputError
-from summarizer.modeling.backends import resolve_backend
-from summarizer.modeling.pipeline import Summarizer, Summary
+from summarizer.pipeline import Summarizer, Summary
 from summarizer.resources import BUILTIN_MODELS, model_dir
+from summarizer.runtime.backends import resolve_backend
 from summarizer.serve.inputs import RequestError, Source, parse, read, read_body
 from summarizer.serve.runner import Busy, Result, Runner
 

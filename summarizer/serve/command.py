@@ -15,8 +15,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from summarizer.cli.arguments import add_debug_flag, add_model_arguments, positive_int, run_command
+from summarizer.console import add_debug_flag, positive_int, run_command
 from summarizer.errors import InputError
+from summarizer.options import add_model_arguments
 
 PROG = "summarize serve"
 SERVE_EXTRA = "pip install 'bertsum[serve]'"

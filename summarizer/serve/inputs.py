@@ -21,8 +21,8 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
 from summarizer.errors import InputError, SettingError, first_line
-from summarizer.modeling.selection import SelectionConfig
 from summarizer.readers import Document, format_of, formats, read_document, reader
+from summarizer.selection import SelectionConfig
 
 OPTIONS = ("format", "k", "ratio", "max_words", "trigram_blocking", "order")
 LENGTHS = ("k", "ratio", "max_words")  # at most one of them

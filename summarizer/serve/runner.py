@@ -20,9 +20,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
 
 from summarizer.errors import InputError
-from summarizer.modeling.pipeline import Summarizer, Summary
-from summarizer.modeling.selection import SelectionConfig
+from summarizer.pipeline import Summarizer, Summary
 from summarizer.readers import Document
+from summarizer.selection import SelectionConfig
 
 Result = Summary | InputError  # a document's summary, or why it has none
 

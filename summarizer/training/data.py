@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from summarizer.cli.files import atomic_writer
 from summarizer.errors import InputError, first_line
+from summarizer.files import atomic_writer
 from summarizer.resources import aclsum_dir
 from summarizer.text.tables import Row, file_rows, jsonl_rows, read_text
 
@@ -36,7 +36,7 @@ _SPLIT_CONTRACTION = re.compile(r"(?<=\w) (?=(?:n't|'s|'re|'ve|'ll|'d|'m)\b)", r
 
 
 @dataclass
-class Document:
+class Example:
     """One example. `text` holds raw text, or `sentences` holds sentences already split."""
 
     id: str
@@ -50,7 +50,7 @@ class LoadedData:
     """Documents read from a source, the rows skipped (with reasons), and a cache key."""
 
     source: str
-    documents: list[Document]
+    documents: list[Example]
     skipped: list[str]
     fingerprint: str
 
@@ -234,7 +234,7 @@ def _pick_field(row: dict[str, Any], explicit: str | None, candidates: tuple[str
     return next((name for name in candidates if name in row), None)
 
 
-def _document(row: Any, where: str, options: _Options) -> Document:
+def _document(row: Any, where: str, options: _Options) -> Example:
     if not isinstance(row, dict):
         raise InputError(f"{where}: expected an object with fields, got {type(row).__name__}")
     text_name = _pick_field(row, options.text_field, TEXT_FIELDS, where)
@@ -243,7 +243,7 @@ def _document(row: Any, where: str, options: _Options) -> Document:
             f"{where}: no document field (looked for {', '.join(TEXT_FIELDS)}; "
             f"fields: {', '.join(map(str, row))}); name it with --text-field"
         )
-    document = Document(id=str(row.get("id") or where))
+    document = Example(id=str(row.get("id") or where))
     value = row[text_name]
     if isinstance(value, list) and all(isinstance(s, str) for s in value):
         document.sentences = [s for s in value if s.strip()]
@@ -279,7 +279,7 @@ def untokenize(text: str) -> str:
 def untokenized(data: LoadedData) -> LoadedData:
     """`data` with `untokenize` applied to every document's text, sentences and reference."""
     documents = [
-        Document(d.id, untokenize(d.text), [untokenize(s) for s in d.sentences], untokenize(d.reference))
+        Example(d.id, untokenize(d.text), [untokenize(s) for s in d.sentences], untokenize(d.reference))
         for d in data.documents
     ]
     return LoadedData(
@@ -290,7 +290,7 @@ def untokenized(data: LoadedData) -> LoadedData:
     )
 
 
-def write_jsonl(path: Path, documents: list[Document]) -> None:
+def write_jsonl(path: Path, documents: list[Example]) -> None:
     """Write documents as JSONL (`id`, `text`, `summary`) that `load_documents` reads back."""
     with atomic_writer(path) as out:
         for document in documents:

@@ -24,7 +24,7 @@ from transformers import PreTrainedTokenizerBase
 from summarizer.errors import InputError
 from summarizer.modeling.batch import Batch, by_length, collate, cut
 from summarizer.modeling.features import FeatureConfig
-from summarizer.training.data import Document, LoadedData, load_documents, untokenized
+from summarizer.training.data import Example, LoadedData, load_documents, untokenized
 from summarizer.training.preprocess import LabelConfig, preprocess
 from summarizer.training.settings import DataConfig
 from summarizer.training.teacher import teacher_scores
@@ -369,7 +369,7 @@ def _check_mix(mixes: Sequence[LoadedData], loaded: Mapping[str, LoadedData]) ->
             )
 
 
-def _text(doc: Document) -> str:
+def _text(doc: Example) -> str:
     return doc.text or "\n".join(doc.sentences)
 
 

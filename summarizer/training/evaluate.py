@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from summarizer.cli import arguments
-from summarizer.modeling.pipeline import PreparedDocument, Summarizer, Summary
-from summarizer.modeling.selection import SelectionConfig
+from summarizer import console, options
+from summarizer.pipeline import PreparedDocument, Summarizer, Summary
+from summarizer.selection import SelectionConfig
 from summarizer.text.centrality import DEFAULT_WORDS, most_central
 from summarizer.text.sentences import reference_sentences
 from summarizer.training import benchmark
-from summarizer.training.data import Document, load_documents
+from summarizer.training.data import Example, load_documents
 from summarizer.training.oracle import greedy_oracle
 from summarizer.training.rouge import METRICS, RougeResult, rouge
 
@@ -62,7 +62,7 @@ def _scores(result: RougeResult) -> dict[str, dict[str, float]]:
 
 def evaluate(
     summarizer: Summarizer,
-    documents: Sequence[Document],
+    documents: Sequence[Example],
     selection: SelectionConfig = SelectionConfig(),
     batch_size: int = 16,
     bootstrap_samples: int = 1000,
@@ -80,7 +80,7 @@ def evaluate(
 
 
 def summarize_documents(
-    summarizer: Summarizer, documents: Sequence[Document], selection: SelectionConfig, batch_size: int = 16
+    summarizer: Summarizer, documents: Sequence[Example], selection: SelectionConfig, batch_size: int = 16
 ) -> tuple[list[list[str]], list[list[str]], Iterable[Summary]]:
     """Each document's sentences (its own, or the model's splitting of its text), its reference
     in sentences, and the model's summaries of them (streamed: bounded memory)."""
@@ -98,9 +98,9 @@ def evaluate_prepared(
     bootstrap_samples: int = 1000,
 ) -> Evaluation:
     """`evaluate` on documents whose features are built (training's own test features, through
-    `Summarizer.from_features`), with references split into sentences."""
+    `Summarizer.prepare_features`), with references split into sentences."""
     _check(selection)
-    summaries = summarizer._summarize_prepared(documents, batch_size, selection)
+    summaries = summarizer.summarize_prepared(documents, batch_size, selection)
     return _compare(
         summarizer, [document.sentences for document in documents], references, summaries, selection, bootstrap_samples
     )
@@ -145,7 +145,7 @@ def _check(selection: SelectionConfig) -> None:
 
 def build_parser(yardstick: bool = True) -> argparse.ArgumentParser:
     """The command's options; `yardstick` adds --cnndm and --cnndm-dir (else --data is required)."""
-    parser = arguments.Parser(
+    parser = console.Parser(
         prog="python -m summarizer.evaluate",
         description="ROUGE-1/2/Lsum F1 (rouge-score, stemming) of a model, Lead, TextRank and the oracle, "
         "with 95% bootstrap intervals.",
@@ -173,33 +173,33 @@ def build_parser(yardstick: bool = True) -> argparse.ArgumentParser:
         help="split of a saved dataset dictionary; required for aclsum (train, validation or test); "
         "for a file, a range of its documents such as 300: or 0:300",
     )
-    arguments.add_selection_arguments(parser, summaries=False)
+    options.add_selection_arguments(parser, summaries=False)
     parser.add_argument("--text-field", help="field holding the document (default: guessed)")
     parser.add_argument("--summary-field", help="field holding the reference summary (default: guessed)")
     parser.add_argument("--skip-bad-rows", action="store_true", help="skip unusable rows instead of stopping")
     parser.add_argument(
-        "--limit", type=arguments.positive_int, help="evaluate on the first N documents only (of each source)"
+        "--limit", type=console.positive_int, help="evaluate on the first N documents only (of each source)"
     )
-    arguments.add_model_arguments(parser, precision="fp32")  # the model as trained
+    options.add_model_arguments(parser, precision="fp32")  # the model as trained
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    arguments.add_debug_flag(parser)
+    console.add_debug_flag(parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the evaluation command; returns the exit status (2 for bad arguments, model or data)."""
-    return arguments.run_command(build_parser(), argv, _run, _report)
+    return console.run_command(build_parser(), argv, _run, _report)
 
 
 def check_data_options(args: argparse.Namespace) -> None:
     """Refuse data options (`build_parser`'s) that name no documents, before anything is loaded."""
     if args.data == "aclsum" and args.split is None:
-        raise arguments.UsageError("--data aclsum needs --split (train, validation or test)")
+        raise console.UsageError("--data aclsum needs --split (train, validation or test)")
 
 
 def read_documents(
     args: argparse.Namespace, report: Callable[[str], None], data: str | Path | None = None, split: str | None = None
-) -> list[Document]:
+) -> list[Example]:
     """The documents the data options (`build_parser`'s) name, or `data`'s `split`, each skipped row reported."""
     loaded = load_documents(
         data or args.data,
@@ -218,7 +218,7 @@ def _run(args: argparse.Namespace) -> int:
     summarizer = Summarizer.from_pretrained(
         args.model, device=args.device, precision=args.precision, backend=args.backend
     )
-    selection = arguments.selection_from(args)
+    selection = options.selection_from(args)
     if args.cnndm:
         return _run_yardstick(args, summarizer, selection)
     documents = read_documents(args, _report)

@@ -29,8 +29,8 @@ from transformers import PreTrainedConfig
 from summarizer.errors import check, check_at_least, check_choice, check_fraction
 from summarizer.modeling.configuration_bertsum import BertSumConfig
 from summarizer.modeling.features import FeatureConfig
-from summarizer.modeling.selection import SelectionConfig
 from summarizer.resources import PACKAGED_ENCODERS
+from summarizer.selection import SelectionConfig
 from summarizer.training.binding import ConfigError, build, coerce, parse_override, read_yaml, readable, set_dotted
 from summarizer.training.preprocess import LabelConfig
 

@@ -15,7 +15,7 @@ from transformers import get_scheduler
 
 from summarizer.modeling.batch import Batch
 from summarizer.modeling.modeling_bertsum import BertSumModel, is_lora
-from summarizer.modeling.selection import SelectionConfig, select_sentences
+from summarizer.selection import SelectionConfig, select_sentences
 from summarizer.training.datamodule import DocumentBatch
 from summarizer.training.rouge import METRICS, rouge_per_document
 from summarizer.training.settings import OptimConfig

@@ -16,12 +16,13 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 
-from summarizer.cli.files import atomic_file
 from summarizer.errors import InputError
-from summarizer.modeling.pipeline import Summarizer
-from summarizer.modeling.precision import native_bf16_cpu
+from summarizer.files import atomic_file
+from summarizer.modeling.settings import read_settings
+from summarizer.pipeline import Summarizer
 from summarizer.resources import cache_dir as bertsum_cache_dir
 from summarizer.resources import model_dir
+from summarizer.runtime.precision import native_bf16_cpu
 from summarizer.text.sentences import split_sentences
 from summarizer.training.data import LoadedData
 
@@ -51,8 +52,10 @@ def teacher_scores(
     and written every `chunk` documents: documents this teacher scored before (in another
     order, another run or a run stopped midway) are not scored again."""
     directory = model_dir(teacher)
-    if not (directory / "config.json").is_file():
-        raise InputError(f"data.teacher: {directory}: no model directory (no config.json)")
+    try:
+        read_settings(directory)  # a model directory, before its files name the stored scores
+    except InputError as error:
+        raise InputError(f"data.teacher: {error}") from None
     if chunk < 1:
         raise ValueError(f"chunk must be 1 or more, got {chunk}")
     precision = teacher_precision()

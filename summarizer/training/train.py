@@ -38,18 +38,18 @@ from pytorch_lightning.utilities.rank_zero import rank_zero_only
 from torch import nn
 from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
-from summarizer.cli.arguments import Parser, add_debug_flag, run_guarded
-from summarizer.cli.files import new_file_mode
+from summarizer.console import Parser, add_debug_flag, run_guarded
 from summarizer.errors import InputError, first_line
+from summarizer.files import new_file_mode
 from summarizer.modeling.configuration_bertsum import refuse_code
 from summarizer.modeling.features import DocumentFeatures
 from summarizer.modeling.modeling_bertsum import BertSumModel, Pooling, freeze_encoder, load_tokenizer
-from summarizer.modeling.onnx_export import export_graph
-from summarizer.modeling.pipeline import Summarizer
-from summarizer.modeling.precision import native_bf16_cpu
-from summarizer.modeling.selection import SelectionConfig
+from summarizer.pipeline import Summarizer
 from summarizer.resources import model_dir
-from summarizer.training.data import Document, write_jsonl
+from summarizer.runtime.onnx_export import export_graph
+from summarizer.runtime.precision import native_bf16_cpu
+from summarizer.selection import SelectionConfig
+from summarizer.training.data import Example, write_jsonl
 from summarizer.training.datamodule import SummarizationDataModule
 from summarizer.training.evaluate import Evaluation, evaluate_prepared
 from summarizer.training.settings import ConfigError, ModelConfig, TrainConfig, load_config, model_config
@@ -305,7 +305,7 @@ def score_test_documents(
         return None
     summarizer = Summarizer(model, tokenizer)
     rows = datamodule.datasets["test"]  # features built as the model reads documents
-    prepared = [summarizer._from_features(row["sentences"], DocumentFeatures.from_columns(row)) for row in rows]
+    prepared = [summarizer.prepare_features(row["sentences"], DocumentFeatures.from_columns(row)) for row in rows]
     return evaluate_prepared(summarizer, prepared, rows["reference"], config.selection)
 
 
@@ -466,10 +466,10 @@ def compact_export(config: TrainConfig) -> tuple[str | None, torch.dtype]:
     return (config.model.base_encoder if config.output.compact else None), getattr(torch, config.output.compact_weights)
 
 
-def split_documents(datamodule: SummarizationDataModule, split: str) -> list[Document]:
+def split_documents(datamodule: SummarizationDataModule, split: str) -> list[Example]:
     """A split's documents, with the sentences and references the model was given."""
     return [
-        Document(id=row["id"], sentences=row["sentences"], reference="\n".join(row["reference"]))
+        Example(id=row["id"], sentences=row["sentences"], reference="\n".join(row["reference"]))
         for row in datamodule.datasets[split].select_columns(["id", "sentences", "reference"])
     ]
 

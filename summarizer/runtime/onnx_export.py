@@ -1,6 +1,6 @@
 """Write a model's scoring network as one ONNX graph beside its weights (`model.onnx`).
 
-    python -m summarizer.modeling.onnx_export MODEL_DIR     # adds model.onnx to a model directory
+    python -m summarizer.runtime.onnx_export MODEL_DIR     # adds model.onnx to a model directory
 
 Training's export writes the graph with the weights; this command adds it to a directory saved
 without one (by an earlier release, or by hand). The graph is traced with `torch.onnx.export`
@@ -26,13 +26,15 @@ import onnx
 import torch
 from torch import nn
 
-from summarizer.cli.arguments import Parser, add_debug_flag, run_command
+from summarizer.console import Parser, add_debug_flag, run_command
+from summarizer.errors import InputError
 from summarizer.modeling.arrays import collate_arrays
-from summarizer.modeling.backends import GRAPH_FILE, INT8_GRAPH_FILE, INT8_SCALE_SUFFIX
 from summarizer.modeling.batch import Batch
 from summarizer.modeling.features import FeatureBuilder
 from summarizer.modeling.modeling_bertsum import BertSumModel, encoder_position_limit
-from summarizer.modeling.onnx_model import (
+from summarizer.modeling.settings import INT8_SCALE_SUFFIX, read_settings
+from summarizer.runtime.backends import GRAPH_FILE, INT8_GRAPH_FILE
+from summarizer.runtime.onnx_model import (
     BASE_WEIGHTS,
     INT8_FILE,
     INT8_SOURCES,
@@ -41,10 +43,10 @@ from summarizer.modeling.onnx_model import (
     OnnxModel,
     header_digest,
     int8_layout,
-    read_graph_config,
     read_header,
     weight_files,
 )
+from summarizer.runtime.torch_model import load_torch_model
 
 # Types of safetensors' tensors as ONNX names them.
 _SAFETENSORS_TYPES = {
@@ -144,7 +146,7 @@ def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
     arrays = collate_arrays(rows, pad, token_slots=model.pooling.needs_token_slots)
     example = tuple(torch.from_numpy(arrays[name]) for name in names)
     # The fused attention's module imports onnxscript (half a second): only here, where it is used.
-    from summarizer.modeling.onnx_attention import unfusable, use_fused_attention
+    from summarizer.runtime.onnx_attention import unfusable, use_fused_attention
 
     loggers = [logging.getLogger(name) for name in ("torch.onnx", "onnx_ir", "onnxscript", "transformers")]
     levels = [logger.level for logger in loggers]
@@ -179,7 +181,7 @@ def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
     buffers = {name for name, _ in model.named_buffers()}
     # The packaged encoder the saved model is compact over (its config on disk names it; the
     # model's own config does not when training saved it with `save_compact`).
-    base_encoder = read_graph_config(directory).base_encoder
+    base_encoder = read_settings(directory).base_encoder
     digests, sources = _point_into(graph, weight_files(directory, base_encoder), buffers)
     special = dict(zip(SPECIAL_TOKENS, map(str, [builder.cls_id, builder.sep_id, pad])))
     quantized, used = _int8_graph(graph, sources)
@@ -195,7 +197,7 @@ def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
 
 def _trace(model: BertSumModel, names: list[str], example: tuple[torch.Tensor, ...]) -> torch.onnx.ONNXProgram:
     """`model` as an ONNX program, every dimension of the `example` batch dynamic."""
-    from summarizer.modeling.onnx_attention import TRANSLATIONS
+    from summarizer.runtime.onnx_attention import TRANSLATIONS
 
     program = torch.onnx.export(
         ScoringGraph(model, names),
@@ -411,16 +413,14 @@ def _drop_unused(graph: onnx.GraphProto) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="python -m summarizer.modeling.onnx_export", description=__doc__.splitlines()[0])
+    parser = Parser(prog="python -m summarizer.runtime.onnx_export", description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="a bertsum model directory")
     add_debug_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
-        from summarizer.modeling.pipeline import Summarizer
-
-        summarizer = Summarizer.from_pretrained(args.model, precision="fp32", backend="torch")
-        assert isinstance(summarizer.model, BertSumModel)  # the torch backend's
-        target = export_graph(summarizer.model, summarizer.builder.tokenizer, args.model)
+        if not args.model.exists():
+            raise InputError(f"{args.model}: no such model directory")
+        target = export_graph(*load_torch_model(args.model), args.model)
         print(f"wrote {target}")
         return 0
 

@@ -1,4 +1,9 @@
-"""Argument types, usage errors and exit statuses shared by the command-line tools."""
+"""What every command of the package shares, whatever it does: one-line usage errors, argument
+types, and a guarded run that ends with a one-line message and an exit status, never a
+traceback (usage, model and data errors 2, an output that cannot be written 1, signals 128 +
+their number), its temporary files removed. `summarize`, `summarize serve`, `python -m
+summarizer.train`, `python -m summarizer.evaluate` and `python -m summarizer.runtime.onnx_export`
+run on it."""
 
 from __future__ import annotations
 
@@ -14,11 +19,8 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import IO, NoReturn
 
-from summarizer.cli.files import remove_temporary_files
 from summarizer.errors import InputError, OutputError, first_line
-from summarizer.modeling.backends import BACKENDS
-from summarizer.modeling.precision import PRECISIONS
-from summarizer.modeling.selection import ORDERS, SelectionConfig
+from summarizer.files import remove_temporary_files
 
 # Signals that end a run like an interrupt does: temporary files removed, status 128 + number.
 _ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -54,69 +56,6 @@ class Terminated(BaseException):
 
 def add_debug_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--debug", action="store_true", help="show the full detail and traceback of an error")
-
-
-def add_model_arguments(parser: argparse.ArgumentParser, precision: str = "auto") -> None:
-    """--model, --batch-size, --device, --precision (default `precision`) and --backend: which
-    model runs, and how."""
-    parser.add_argument(
-        "--model",
-        help="a built-in model (news, the default, or news-accurate) or an exported model directory "
-        "(default: $BERTSUM_MODEL_DIR, else news)",
-    )
-    parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
-    parser.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda (default cpu)")
-    parser.add_argument(
-        "--precision",
-        choices=PRECISIONS,
-        default=precision,
-        help=f"auto (int8 where this CPU computes it fast, else fp32), fp32, bf16 or int8 (default {precision}; "
-        "docs/benchmarks.md)",
-    )
-    parser.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default="auto",
-        help="onnx (ONNX Runtime: CPU, fp32 or int8), torch, or auto (default): onnx where the model has its graph",
-    )
-
-
-def add_selection_arguments(parser: argparse.ArgumentParser, summaries: bool) -> None:
-    """-k or --ratio, and --trigram-blocking or --no-trigram-blocking; for `summaries` also --max-words and --order
-    (evaluation compares systems at a sentence count, in document order)."""
-    length = parser.add_mutually_exclusive_group()
-    length.add_argument("-k", type=positive_int, default=3, help="sentences per summary (default 3)")
-    length.add_argument("--ratio", type=fraction, help="fraction of each document's sentences, e.g. 0.3")
-    if summaries:
-        length.add_argument("--max-words", type=positive_int, help="at most this many words")
-    blocking = parser.add_mutually_exclusive_group()
-    blocking.add_argument(
-        "--trigram-blocking",
-        action="store_true",
-        default=None,
-        help="skip a sentence that repeats a word trigram of one already chosen (default: as the model says; "
-        "off for both built-in models, news and news-accurate)",
-    )
-    blocking.add_argument(
-        "--no-trigram-blocking",
-        action="store_false",
-        dest="trigram_blocking",
-        default=None,
-        help="allow sentences that repeat a word trigram",
-    )
-    if summaries:
-        parser.add_argument("--order", choices=ORDERS, default="document", help="sentence order in the summary")
-
-
-def selection_from(args: argparse.Namespace) -> SelectionConfig:
-    """The selection the arguments of `add_selection_arguments` ask for."""
-    return SelectionConfig(
-        k=args.k,
-        ratio=args.ratio,
-        max_words=getattr(args, "max_words", None),
-        trigram_blocking=args.trigram_blocking,
-        order=getattr(args, "order", "document"),
-    )
 
 
 def positive_int(value: str) -> int:

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from summarizer.modeling.pipeline import Summarizer
-from summarizer.modeling.selection import SelectionConfig
+from summarizer.pipeline import Summarizer
+from summarizer.selection import SelectionConfig
 
 OUTPUT_COLUMNS = ("summary", "indices", "scores", "error")
 Columns = tuple[list[str | None], list[list[int] | None], list[list[float] | None], list[str | None]]

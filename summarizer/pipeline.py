@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from summarizer.errors import InputError, SettingError, first_line
 from summarizer.modeling.arrays import length_batches
-from summarizer.modeling.backends import check_backend, resolve_backend
 from summarizer.modeling.features import DocumentFeatures, FeatureBuilder
-from summarizer.modeling.precision import check_precision, int8_weight_bits
-from summarizer.modeling.selection import SelectionConfig, select_sentences
 from summarizer.readers import Document, check_format, read_document
-from summarizer.resources import base_encoder_dir, model_dir, model_source
+from summarizer.resources import model_dir, model_source
+from summarizer.runtime.backends import check_backend, resolve_backend
+from summarizer.runtime.precision import check_precision, int8_weight_bits
+from summarizer.selection import SelectionConfig, select_sentences
 from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.sentences import join_sentences, paragraph_sentences, punkt_tokenizer
 
@@ -49,8 +49,9 @@ if TYPE_CHECKING:  # the ONNX Runtime path imports neither torch nor transformer
     from transformers import PreTrainedTokenizerBase
 
     from summarizer.modeling.batch import Batch
+    from summarizer.modeling.features import GraphTokenizer
     from summarizer.modeling.modeling_bertsum import BertSumModel
-    from summarizer.modeling.onnx_model import GraphTokenizer, OnnxModel
+    from summarizer.runtime.onnx_model import OnnxModel
 
 
 @dataclass(frozen=True)
@@ -141,10 +142,11 @@ class Summarizer:
     by name or directory, backend, precision, device and threads), so that it can be sent to other
     processes and `datasets.Dataset.map` can fingerprint a function that uses it.
 
-    Its public surface is `from_pretrained`, `summarize`, `summarize_batch` and `sentences`. The
-    underscored steps (`_prepare`, `_from_features`, `_summarize_prepared`, `_collate`, `_score`)
-    are the pipeline's preprocess / forward / postprocess, which training and evaluation
-    (`summarizer.training`) call on documents they have already prepared.
+    Its public surface is `from_pretrained`, `summarize`, `summarize_batch` and `sentences`, and
+    the pipeline's steps that training and evaluation (`summarizer.training`) run on documents
+    they prepare themselves: `prepare` (documents to sentences, sections and encoder windows),
+    `prepare_features` (a document whose features are already built) and `summarize_prepared`
+    (scores and selection). `_collate` and `_score` are internal.
     """
 
     def __init__(
@@ -187,8 +189,8 @@ class Summarizer:
 
         The default is `$BERTSUM_MODEL_DIR` if set, else the built-in `news` model. `precision`:
         auto (int8 where the CPU computes it fast on the backend chosen, else fp32), fp32, bf16
-        or int8 (CPU only), see `summarizer.modeling.precision`. `backend`: "onnx" (ONNX Runtime, CPU, fp32 or int8),
-        "torch", or "auto": ONNX Runtime where it can run the model (`summarizer.modeling.backends`).
+        or int8 (CPU only), see `summarizer.runtime.precision`. `backend`: "onnx" (ONNX Runtime, CPU, fp32 or int8),
+        "torch", or "auto": ONNX Runtime where it can run the model (`summarizer.runtime.backends`).
         `threads`: the threads it computes with (ONNX Runtime's per call, or torch's, which are
         the process's); None: ONNX Runtime's default of one per core, or torch's setting as it is.
         `repr()` names the model, backend, precision, device and threads chosen.
@@ -203,32 +205,19 @@ class Summarizer:
         runtime, precision = resolve_backend(directory, str(device), precision, backend)
         loaded_as = LoadedAs(model_source(path), runtime, precision, str(device), threads)
         if runtime == "onnx":
-            from summarizer.modeling.onnx_model import OnnxModel
+            from summarizer.runtime.onnx_model import OnnxModel
 
-            model = OnnxModel.from_pretrained(
+            graph = OnnxModel.from_pretrained(
                 directory, threads=threads or 0, precision=precision, weight_bits=int8_weight_bits()
             )
-            return cls(_splits_sentences(model, directory), model.tokenizer)._loaded(loaded_as)
+            return cls(_splits_sentences(graph, directory), graph.tokenizer)._loaded(loaded_as)
         import torch
 
-        from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
-        from summarizer.modeling.precision import with_precision
+        from summarizer.runtime.torch_model import load_torch_model
 
         if threads is not None:
             torch.set_num_threads(threads)
-
-        try:
-            model = with_precision(
-                # transformers wraps `to` in functools.wraps, which typeshed types as not binding `self`.
-                BertSumModel.from_pretrained(directory).to(device),  # type: ignore[arg-type]
-                precision,
-            )
-            base = model.config.base_encoder  # a compact model reads its base encoder's tokenizer
-            tokenizer = load_tokenizer(base_encoder_dir(base) if base else directory)
-        except InputError:
-            raise
-        except Exception as error:  # damaged files raise many types (OSError, ValueError, SafetensorError...)
-            raise InputError(f"{directory}: cannot load the model: {first_line(error)}") from error
+        model, tokenizer = load_torch_model(directory, device, precision)
         return cls(_splits_sentences(model, directory), tokenizer)._loaded(loaded_as)
 
     def _loaded(self, loaded_as: LoadedAs) -> Summarizer:
@@ -296,16 +285,16 @@ class Summarizer:
         keep_errors: bool,
     ) -> Iterator[Summary]:
         size = batch_size * CHUNK_BATCHES
-        prepared = (self._prepare(chunk, i * size, format, keep_errors) for i, chunk in enumerate(_chunks(texts, size)))
+        prepared = (self.prepare(chunk, i * size, format, keep_errors) for i, chunk in enumerate(_chunks(texts, size)))
         return self._summaries(prepared, batch_size, selection, progress)
 
-    def _summarize_prepared(
+    def summarize_prepared(
         self,
         documents: Sequence[PreparedDocument],
         batch_size: int = 16,
         selection: SelectionConfig = SelectionConfig(),
     ) -> Iterator[Summary]:
-        """Summaries of documents already prepared (`_prepare`, `_from_features`), scored exactly
+        """Summaries of documents already prepared (`prepare`, `prepare_features`), scored exactly
         as `summarize_batch` scores them."""
         return self._summaries(_chunks(iter(documents), batch_size * CHUNK_BATCHES), batch_size, selection, None)
 
@@ -336,7 +325,7 @@ class Summarizer:
             for document in prepared:
                 yield _summary(document, [next(in_order) for _ in document.sections], selection, self.language)
 
-    def _prepare(
+    def prepare(
         self, texts: Sequence[Text], first_position: int = 0, format: str = "text", keep_errors: bool = False
     ) -> list[PreparedDocument]:
         """Split documents into sentences and sections and tokenize them (`first_position`
@@ -371,11 +360,11 @@ class Summarizer:
             for sentences, own, document, problem in zip(documents, sections, read, problems)
         ]
 
-    def _from_features(self, sentences: list[str], features: DocumentFeatures) -> PreparedDocument:
+    def prepare_features(self, sentences: list[str], features: DocumentFeatures) -> PreparedDocument:
         """A document whose features were built with this model's `FeatureConfig.for_inference()`
         (as training builds its test documents'); one longer than a section is cut into sections."""
         if len(sentences) > SECTION_SENTENCES or Section(0, len(sentences), features).num_tokens > SECTION_TOKENS:
-            return self._prepare([sentences])[0]
+            return self.prepare([sentences])[0]
         return PreparedDocument(sentences, [Section(0, len(sentences), features)], [0] * len(sentences))
 
     def sentences(self, text: Text, format: str = "text") -> list[str]:

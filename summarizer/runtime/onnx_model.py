@@ -2,7 +2,7 @@
 
 A model directory may hold `model.onnx` beside `config.json` and `model.safetensors`: the whole
 network (encoder, pooling, centrality projection, head, and the sigmoid of its logits) as one
-graph, written by `summarizer.modeling.onnx_export`. The graph file holds no weights, so it stays
+graph, written by `summarizer.runtime.onnx_export`. The graph file holds no weights, so it stays
 small: its initializers are ONNX external data that point into the safetensors files themselves
 (the model's own `model.safetensors` and, for a compact model, the packaged encoder's), at each
 tensor's offset, in its stored type (float16 tensors are cast to float32 inside the graph, and int8
@@ -31,7 +31,6 @@ import hashlib
 import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +40,11 @@ from tokenizers import Tokenizer
 
 from summarizer.errors import InputError, first_line
 from summarizer.modeling.arrays import by_length, collate_arrays
-from summarizer.modeling.backends import GRAPH_FILES, INT8_SCALE_SUFFIX, add_graph_hint
-from summarizer.modeling.features import FeatureConfig
-from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
-from summarizer.text.sentences import check_language
+from summarizer.modeling.features import GraphTokenizer
+from summarizer.modeling.settings import INT8_SCALE_SUFFIX, WEIGHTS_FILE, ModelSettings, read_settings
+from summarizer.resources import base_encoder_dir
+from summarizer.runtime.backends import GRAPH_FILES, add_graph_hint
 
-CONFIG_FILE = "config.json"
-WEIGHTS_FILE = "model.safetensors"
 BASE_WEIGHTS = "encoder.safetensors"  # how a graph names the packaged encoder's weights (compact models)
 TOKENIZER_FILE = "tokenizer.json"
 OUTPUT = "scores"  # [documents, max_sentences]: the probability of each sentence, as sigmoid(logits)
@@ -61,51 +58,6 @@ INT8_FILE = "int8"  # how the int8 graph names the quantized weights it is given
 INT8_SOURCES = "int8.sources"  # its metadata: [[file, tensor], ...], each stored as [out, in]
 _ALIGN = 64
 _SAFETENSORS_FLOATS = {"F32": np.float32, "F16": np.float16}
-
-
-@dataclass(frozen=True)
-class GraphConfig:
-    """What inference reads of a model's `config.json`."""
-
-    language: str
-    features: FeatureConfig
-    base_encoder: str | None
-    trigram_blocking: bool = True
-
-
-@dataclass(frozen=True)
-class GraphTokenizer:
-    """A `tokenizers.Tokenizer` with what `FeatureBuilder` reads of a transformers tokenizer."""
-
-    backend_tokenizer: Tokenizer
-    cls_token_id: int
-    sep_token_id: int
-    pad_token_id: int
-    model_input_names: list[str] = field(default_factory=list)
-
-
-def read_graph_config(directory: Path) -> GraphConfig:
-    """The settings of the model in `directory` that inference needs (a `config.json` with
-    model_type "bertsum", as every release that writes graphs saves it)."""
-    path = directory / CONFIG_FILE
-    if not path.is_file():
-        raise InputError(f"{directory}: not a bertsum model directory (no {CONFIG_FILE})")
-    settings = read_json(path)
-    if settings.get("model_type") != "bertsum":
-        raise InputError(f"{path}: not a bertsum model (model_type {settings.get('model_type')!r})")
-    base = settings.get("base_encoder")
-    if base is not None and base not in BASE_ENCODERS:
-        raise InputError(f"{path}: base_encoder must be one of {', '.join(BASE_ENCODERS)}, got {base!r}")
-    try:
-        language = settings.get("language", "english")
-        check_language(language)
-        features = FeatureConfig(**(settings.get("features") or {}))
-    except (TypeError, ValueError) as error:
-        raise InputError(f"{path}: invalid settings: {first_line(error)}") from None
-    blocking = settings.get("trigram_blocking", True)
-    if not isinstance(blocking, bool):
-        raise InputError(f"{path}: invalid settings: trigram_blocking must be true or false, got {blocking!r}")
-    return GraphConfig(language, features, base, blocking)
 
 
 def weight_files(directory: Path, base_encoder: str | None) -> dict[str, Path]:
@@ -146,7 +98,7 @@ class OnnxModel:
     def __init__(
         self,
         session: onnxruntime.InferenceSession,
-        config: GraphConfig,
+        config: ModelSettings,
         tokenizer: GraphTokenizer,
         weights: Sequence[np.ndarray],
     ) -> None:
@@ -164,7 +116,7 @@ class OnnxModel:
         an `InputError` names what does not fit. `threads`: ONNX Runtime's threads per call (0:
         one per core). `precision`: "fp32" or "int8", whose weights take `weight_bits` bits."""
         directory = Path(directory)
-        config = read_graph_config(directory)
+        config = read_settings(directory)
         name = GRAPH_FILES[precision]
         path = directory / name
         if not path.is_file():

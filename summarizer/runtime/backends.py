@@ -12,17 +12,14 @@ import importlib.util
 from pathlib import Path
 
 from summarizer.errors import InputError
-from summarizer.modeling.precision import check_precision, resolve_precision
-from summarizer.resources import read_json
+from summarizer.modeling.settings import read_settings
+from summarizer.runtime.precision import check_precision, resolve_precision
 
 BACKENDS = ("auto", "onnx", "torch")
 GRAPH_FILE = "model.onnx"  # the scoring network as one ONNX graph, beside config.json
 INT8_GRAPH_FILE = "model.int8.onnx"  # the same with int8 linear layers in the encoder
 GRAPH_FILES = {"fp32": GRAPH_FILE, "int8": INT8_GRAPH_FILE}  # by precision
 TORCH_EXTRA = "pip install 'bertsum[torch]'"
-# A matrix a compact weights file holds as int8 has its scales (float32, one per row) under its
-# name and this suffix.
-INT8_SCALE_SUFFIX = ".int8_scale"
 
 
 def check_backend(backend: str) -> None:
@@ -36,14 +33,14 @@ def installed(*modules: str) -> bool:
 
 
 def add_graph_hint(directory: Path) -> str:
-    return f"add it with `python -m summarizer.modeling.onnx_export {directory}` (needs {TORCH_EXTRA})"
+    return f"add it with `python -m summarizer.runtime.onnx_export {directory}` (needs {TORCH_EXTRA})"
 
 
 def encoder_width(directory: Path) -> int | None:
-    """The hidden size of the encoder `directory/config.json` names (read as data), or None
-    where it cannot be read: loading the model then says what is wrong."""
+    """The hidden size of the encoder the settings of the model in `directory` name (read as
+    data), or None where they cannot be read: loading the model then says what is wrong."""
     try:
-        width = read_json(directory / "config.json")["encoder"]["hidden_size"]
+        width = read_settings(directory).values["encoder"]["hidden_size"]
     except (InputError, KeyError, TypeError):
         return None
     return width if isinstance(width, int) else None
