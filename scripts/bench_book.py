@@ -41,7 +41,7 @@ summarizer = Summarizer.from_pretrained()
 text = sys.stdin.read()
 summary = summarizer.summarize(text)
 end = clocks()
-sections = summarizer._prepare([text])[0].sections
+sections = summarizer.prepare([text])[0].sections
 sample = sections[:2]
 timed = clocks()
 summarizer._score(sample)

@@ -5,9 +5,8 @@ import pytest
 import torch
 from conftest import export
 
-from summarizer import Summarizer, Summary
+from summarizer import Summarizer, Summary, pipeline
 from summarizer.errors import InputError
-from summarizer.modeling import pipeline
 from summarizer.modeling.batch import collate
 from summarizer.modeling.features import DocumentFeatures, FeatureConfig
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
@@ -307,7 +306,7 @@ def test_a_book_is_scored_in_sections_of_bounded_tokens(summarizer, monkeypatch)
     limits is one section, as before."""
     monkeypatch.setattr(pipeline, "SECTION_TOKENS", 300)
     sentences = long_document(60)
-    prepared = summarizer._prepare([sentences])[0]
+    prepared = summarizer.prepare([sentences])[0]
     assert len(prepared.sections) > 1 and all(section.num_tokens <= 300 for section in prepared.sections)
     assert [section.first for section in prepared.sections] == section_starts(
         summarizer.builder.window_tokens(summarizer.builder.tokenize(sentences))
@@ -316,7 +315,7 @@ def test_a_book_is_scored_in_sections_of_bounded_tokens(summarizer, monkeypatch)
     assert None not in summary.sentence_scores and len(summary.sentence_scores) == len(sentences)
     whole = summarizer.builder(sentences)  # built as training builds a test document's features
     assert summarizer.prepare_features(sentences, whole) == prepared
-    assert len(summarizer._prepare([sentences[:8]])[0].sections) == 1
+    assert len(summarizer.prepare([sentences[:8]])[0].sections) == 1
 
 
 @pytest.mark.parametrize("precision", ["bf16", "int8"])

@@ -80,9 +80,10 @@ def test_the_graph_scores_every_sentence_as_torch_does(graph_dir: Path, monkeypa
     onnx = Summarizer.from_pretrained(graph_dir, precision="fp32", backend="onnx")
     assert isinstance(onnx.model, OnnxModel)
     torch_path = Summarizer.from_pretrained(graph_dir, precision="fp32", backend="torch")
-    # The long document's two sections go to calls of their own, each over the windows of a call.
+    # The long document's sections go to calls of their own, each over the windows of a call.
     monkeypatch.setattr("summarizer.runtime.onnx_model.MAX_WINDOWS_PER_CALL", 4)
-    assert [len(s.features.windows) > 4 for s in onnx.prepare([TEXTS[-1]])[0].sections] == [True, True]
+    sections = onnx.prepare([TEXTS[-1]])[0].sections
+    assert len(sections) > 1 and all(len(s.features.windows) > 4 for s in sections)
     _assert_same(_scores(onnx, TEXTS), _scores(torch_path, TEXTS))
 
 
