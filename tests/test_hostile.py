@@ -366,6 +366,10 @@ readers.register(dataclasses.replace(readers.reader("text"), read=stuck), replac
 """
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_ends_the_run_within_two_seconds_even_inside_a_parser_that_holds_on(ending, box):
@@ -375,7 +379,9 @@ def test_a_signal_ends_the_run_within_two_seconds_even_inside_a_parser_that_hold
         (documents / f"{n}.txt").write_text(ARTICLE)
     (documents / "8.txt").write_text("STUCK. " + ARTICLE)
     command = [sys.executable, "-c", STUCK_READER + LAUNCH, documents, "-o", box / "out.txt", "--batch-size", "1"]
-    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as run:
+    # Started as from a terminal: SIGINT at its default, whatever a test run before left ignored
+    # (a child inherits an ignored SIGINT, and Python then leaves it ignored).
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint) as run:
         try:
             assert run.stderr is not None and run.stderr.readline() == "reading\n"
             assert len(list(box.glob(".out.txt.*.tmp"))) == 1
