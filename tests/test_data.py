@@ -417,3 +417,24 @@ def test_untokenized_data_changes_every_field_and_the_fingerprint(tmp_path: Path
     (document,) = untokenized(data).documents
     assert document.sentences == ["it's one .", "don't ."] and document.reference == "they're here"
     assert untokenized(data).fingerprint != data.fingerprint
+
+
+def test_a_rows_language_field_names_its_language_and_the_default_fills_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.jsonl"
+    rows = [
+        {"id": "fr", "language": "fr", "text": "Un texte.", "summary": "Un."},
+        {"id": "de", "language": "German", "text": "Ein Text.", "summary": "Ein."},
+        {"id": "none", "text": "A text.", "summary": "A."},
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert [d.language for d in load_documents(path).documents] == ["french", "german", ""]
+    english = load_documents(path, language="en")
+    assert [d.language for d in english.documents] == ["french", "german", "english"]
+    assert english.fingerprint != load_documents(path).fingerprint  # features split otherwise
+
+
+def test_an_unknown_language_names_the_row_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"text": "Ein Text.", "summary": "Ein."}\n{"language": "xx", "text": "T.", "summary": "S."}\n')
+    with pytest.raises(InputError, match=r"bad\.jsonl, line 2: field 'language': unknown language 'xx'; an ISO code"):
+        load_documents(path)

@@ -200,3 +200,22 @@ def test_teacher_scores_mix_into_the_labels(tokenizer, tmp_path: Path) -> None:
     assert again.to_list()[2]["labels"][2] == pytest.approx(0.75 + 0.15)  # other scores, another cache entry
     with pytest.raises(ValueError, match="teacher scores for 2 documents, but there are 3"):
         preprocess(_data(), tokenizer, FeatureConfig(), labels, num_proc=1, cache_dir=tmp_path, teacher=teacher[:2])
+
+
+def test_each_document_is_split_and_labelled_in_its_own_language(tokenizer, tmp_path: Path) -> None:
+    text = "Die Kosten betragen etwa 240 Mio. Euro pro Jahr. Das ist viel Geld für die Stadt."
+    reference = "Die Kosten betragen etwa 240 Mio. Euro pro Jahr."
+    documents = [
+        Example(id="de", text=text, reference=reference, language="german"),
+        Example(id="run", text=text, reference=reference),  # the run's language: English
+    ]
+    rows = preprocess(
+        _data("languages", documents), tokenizer, FeatureConfig(), num_proc=1, cache_dir=tmp_path
+    ).to_list()
+    assert rows[0]["sentences"] == split_sentences(text, "german") and len(rows[0]["sentences"]) == 2
+    assert rows[0]["reference"] == [reference]
+    assert len(rows[1]["sentences"]) == 3 and rows[1]["reference"] == [
+        "Die Kosten betragen etwa 240 Mio.",
+        "Euro pro Jahr.",
+    ]
+    assert rows[0]["labels"] == [1, 0]

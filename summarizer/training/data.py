@@ -24,6 +24,7 @@ from typing import Any
 from summarizer.errors import InputError, first_line
 from summarizer.files import atomic_writer
 from summarizer.resources import aclsum_dir
+from summarizer.text.sentences import punkt_language
 from summarizer.text.tables import Row, file_rows, jsonl_rows, read_text
 
 TEXT_FIELDS = ("text", "article", "document", "source")
@@ -37,12 +38,15 @@ _SPLIT_CONTRACTION = re.compile(r"(?<=\w) (?=(?:n't|'s|'re|'ve|'ll|'d|'m)\b)", r
 
 @dataclass
 class Example:
-    """One example. `text` holds raw text, or `sentences` holds sentences already split."""
+    """One example. `text` holds raw text, or `sentences` holds sentences already split.
+    `language`: the Punkt name of its language, from the row's `language` field (an ISO code
+    such as `fr` or a name such as `french`), else empty: the run's language."""
 
     id: str
     text: str = ""
     sentences: list[str] = field(default_factory=list)
     reference: str = ""
+    language: str = ""
 
 
 @dataclass
@@ -60,6 +64,7 @@ class _Options:
     text_field: str | None
     summary_field: str | None
     require_reference: bool
+    language: str
 
 
 def load_documents(
@@ -70,13 +75,15 @@ def load_documents(
     summary_field: str | None = None,
     skip_bad_rows: bool = False,
     require_reference: bool = True,
+    language: str | None = None,
 ) -> LoadedData:
     """Read every document of `spec` (see the module docstring).
 
     A bad row (missing field, empty document, malformed JSON, undecodable bytes) raises an
     `InputError` naming the file and row, or with `skip_bad_rows` is skipped and reported.
+    `language` (an ISO code or Punkt name) is that of the rows whose `language` field names none.
     """
-    options = _Options(text_field, summary_field, require_reference)
+    options = _Options(text_field, summary_field, require_reference, punkt_language(language) if language else "")
     source: Any = None  # what the fingerprint follows besides the settings
     if str(spec) == "aclsum":
         path = aclsum_dir() / ACLSUM_SPLITS.get(split or "train", "")
@@ -106,7 +113,9 @@ def load_documents(
         documents = documents[_row_range(split, path)]
     if not documents:
         raise InputError(f"{path}: no usable documents" + (f" ({len(skipped)} skipped)" if skipped else ""))
-    key = json.dumps([str(spec), split, text_field, summary_field, skip_bad_rows, source])
+    key = json.dumps(
+        [str(spec), split, text_field, summary_field, skip_bad_rows, source] + ([language] if language else [])
+    )
     return LoadedData(str(spec), documents, skipped, hashlib.sha256(key.encode()).hexdigest()[:16])
 
 
@@ -243,7 +252,13 @@ def _document(row: Any, where: str, options: _Options) -> Example:
             f"{where}: no document field (looked for {', '.join(TEXT_FIELDS)}; "
             f"fields: {', '.join(map(str, row))}); name it with --text-field"
         )
-    document = Example(id=str(row.get("id") or where))
+    document = Example(id=str(row.get("id") or where), language=options.language)
+    language = row.get("language")
+    if isinstance(language, str) and language.strip():
+        try:
+            document.language = punkt_language(language)
+        except ValueError as error:
+            raise InputError(f"{where}: field 'language': {error}") from None
     value = row[text_name]
     if isinstance(value, list) and all(isinstance(s, str) for s in value):
         document.sentences = [s for s in value if s.strip()]
@@ -279,7 +294,7 @@ def untokenize(text: str) -> str:
 def untokenized(data: LoadedData) -> LoadedData:
     """`data` with `untokenize` applied to every document's text, sentences and reference."""
     documents = [
-        Example(d.id, untokenize(d.text), [untokenize(s) for s in d.sentences], untokenize(d.reference))
+        Example(d.id, untokenize(d.text), [untokenize(s) for s in d.sentences], untokenize(d.reference), d.language)
         for d in data.documents
     ]
     return LoadedData(

@@ -327,7 +327,14 @@ class SummarizationDataModule(pl.LightningDataModule):
         out = {split: _first(data, limits[split]) for split, data in loaded.items()}
         if cfg.mix:
             mixes = [
-                read(f"mix[{i}]", m.data, m.split, text_field=m.text_field, summary_field=m.summary_field)
+                read(
+                    f"mix[{i}]",
+                    m.data,
+                    m.split,
+                    text_field=m.text_field,
+                    summary_field=m.summary_field,
+                    language=m.language,
+                )
                 for i, m in enumerate(cfg.mix)
             ]
             _check_mix(mixes, out)

@@ -25,7 +25,7 @@ from summarizer.training.data import LoadedData
 from summarizer.training.oracle import oracle_targets
 from summarizer.training.teacher import TeacherScores, teacher_targets
 
-CACHE_VERSION = 7  # raised whenever reading documents changes what a cached feature holds (7: other scripts' ends)
+CACHE_VERSION = 8  # raised whenever reading documents changes what a cached feature holds (8: a language per document)
 
 
 @dataclass(frozen=True)
@@ -60,21 +60,22 @@ class DocumentPreprocessor:
         self.language = language
 
     def __call__(self, batch: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        languages = [language or self.language for language in batch.get("language", [""] * len(batch["text"]))]
         documents = [
-            sentences or split_sentences(text, self.language)
-            for text, sentences in zip(batch["text"], batch["sentences"])
+            sentences or split_sentences(text, language)
+            for text, sentences, language in zip(batch["text"], batch["sentences"], languages)
         ]
         out: dict[str, list[Any]] = {"id": batch["id"], "sentences": documents, "reference": [], "labels": []}
         teachers = batch.get("teacher", [None] * len(documents))
-        for document, features, reference, teacher in zip(
-            documents, self.builder.batch(documents), batch["reference"], teachers
+        for document, features, reference, teacher, language in zip(
+            documents, self.builder.batch(documents, languages), batch["reference"], teachers, languages
         ):
             columns = features.to_columns()
             if self.builder.uses_token_types:  # also for a document with no sentence long enough
                 columns.setdefault("token_type_ids", [])
             for name, value in columns.items():
                 out.setdefault(name, []).append(value)
-            summary = reference_sentences(reference, self.language)
+            summary = reference_sentences(reference, language)
             out["reference"].append(summary)
             scored = [document[i] for i in features.sentence_indices]
             if self.labels is None:
@@ -118,6 +119,7 @@ def preprocess(
         "text": [d.text for d in data.documents],
         "sentences": [d.sentences for d in data.documents],
         "reference": [d.reference for d in data.documents],
+        "language": [d.language for d in data.documents],
     }
     if teacher is not None:
         columns["teacher"] = teacher

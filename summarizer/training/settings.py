@@ -26,11 +26,12 @@ from typing import Any
 import yaml
 from transformers import PreTrainedConfig
 
-from summarizer.errors import check, check_at_least, check_choice, check_fraction
+from summarizer.errors import SettingError, check, check_at_least, check_choice, check_fraction
 from summarizer.modeling.configuration_bertsum import BertSumConfig
 from summarizer.modeling.features import FeatureConfig
 from summarizer.resources import PACKAGED_ENCODERS
 from summarizer.selection import SelectionConfig
+from summarizer.text.sentences import punkt_language
 from summarizer.training.binding import ConfigError, build, coerce, parse_override, read_yaml, readable, set_dotted
 from summarizer.training.preprocess import LabelConfig
 
@@ -122,7 +123,8 @@ class MixSource:
     with its `split` and its own `text_field` / `summary_field` (null: `data`'s), each document
     trained on `repeat` times per epoch. With `teacher: false` its documents keep their oracle
     labels when `DataConfig.teacher` is set (a teacher that reads them worse than the student's
-    own recipe would only teach it that)."""
+    own recipe would only teach it that). `language` (an ISO code such as `en`, or a Punkt name)
+    is that of its documents whose rows name none (null: `model.language`)."""
 
     data: str = ""
     split: str | None = None
@@ -130,9 +132,17 @@ class MixSource:
     text_field: str | None = None
     summary_field: str | None = None
     teacher: bool = True
+    language: str | None = None
 
     def __post_init__(self) -> None:
         check(bool(self.data.strip()), "data", "must name documents: aclsum, a file, a directory or a dataset")
+        if self.language is not None:
+            try:
+                punkt_language(self.language)
+            except ValueError as error:
+                raise SettingError(
+                    "language", f"must be {str(error).partition('; ')[2]}, got {self.language!r}"
+                ) from None
         check_at_least(self, 1, "repeat")
 
 
