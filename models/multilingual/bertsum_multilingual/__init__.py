@@ -1,0 +1,1 @@
+"""The built-in `multilingual` model of bertsum: its folder `model/` (configs/multilingual.yaml)."""
