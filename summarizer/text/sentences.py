@@ -152,6 +152,7 @@ def punkt_language(language: str) -> str:
     return name
 
 
+@functools.cache
 def punkt_tokenizer(language: str = "english") -> PunktSentenceTokenizer:
     """NLTK's Punkt tokenizer built from the parameters of `language`."""
     return PunktSentenceTokenizer(punkt_parameters(language))
