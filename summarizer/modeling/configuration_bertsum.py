@@ -68,7 +68,8 @@ class BertSumConfig(PreTrainedConfig):
         if not isinstance(self.features, FeatureConfig):
             self.features = FeatureConfig(**(self.features or {}))
         ModelSettings(self.language, self.features, self.base_encoder, self.trigram_blocking)
-        self.languages = list(checked_languages(self.languages, self.language))
+        checked = checked_languages(self.languages, self.language)  # kept as given: None stays None
+        self.languages = list(checked) if self.languages else None
         # A composite config resets its sub-configs' attention implementation: the encoder keeps
         # the one it was loaded with (PyTorch's fused kernel, unless asked otherwise).
         attention = self.encoder._attn_implementation if isinstance(self.encoder, PreTrainedConfig) else None
