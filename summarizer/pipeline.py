@@ -449,13 +449,17 @@ class Summarizer:
             for sentences, own, document, problem, language in zip(documents, sections, read, problems, languages)
         ]
 
-    def prepare_features(self, sentences: list[str], features: DocumentFeatures) -> PreparedDocument:
+    def prepare_features(
+        self, sentences: list[str], features: DocumentFeatures, language: str | None = None
+    ) -> PreparedDocument:
         """A document whose features were built with this model's `FeatureConfig.for_inference()`
-        (as training builds its test documents'); one longer than a section is cut into sections."""
+        (as training builds its test documents'), in `language` (a Punkt name; None: the
+        model's); one longer than a section is cut into sections."""
+        language = language or self.language
         if len(sentences) > SECTION_SENTENCES or Section(0, len(sentences), features).num_tokens > SECTION_TOKENS:
-            return self.prepare([sentences])[0]
+            return self.prepare([sentences], language=language)[0]
         sections = [Section(0, len(sentences), features)]
-        return PreparedDocument(sentences, sections, [0] * len(sentences), language=self.language)
+        return PreparedDocument(sentences, sections, [0] * len(sentences), language=language)
 
     def sentences(self, text: Text, format: str = "text", language: str | None = None) -> list[str]:
         """The sentences of a document, as `summarize` reads it (`language` as it takes it)."""
