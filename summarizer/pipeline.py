@@ -379,9 +379,8 @@ class Summarizer:
         only = " only" if len(self.languages) == 1 else ""
         anyway = language_code(self.language)
         readers = builtin_models_reading(code)
-        other = (
-            f"--model {readers[0]}" if readers else f"a model that reads {LANGUAGE_CODES.get(code, code).capitalize()}"
-        )
+        name = LANGUAGE_CODES[code].capitalize() if code in LANGUAGE_CODES else "it"  # no Punkt parameters: no model
+        other = f"--model {readers[0]}" if readers else f"a model that reads {name}"
         return (
             f"{what}; model {model!r} covers {covered}{only}: use {other}, or --language {anyway} "
             f"to read it as {LANGUAGE_CODES[anyway].capitalize()} anyway"

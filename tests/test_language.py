@@ -154,6 +154,15 @@ def test_each_document_is_split_in_its_own_language(multilingual):
     assert multilingual.summarize(GERMAN.split(". "), language="de").language == "de"
 
 
+def test_a_language_no_model_reads_is_refused_too(news, monkeypatch):
+    monkeypatch.setattr("summarizer.pipeline.detect_language", lambda text: "ja")
+    with pytest.raises(InputError) as raised:
+        news.summarize(ENGLISH)
+    assert str(raised.value).startswith(
+        "document 0: the document reads as 'ja'; model 'news' covers English (en) only: use a model that reads it, "
+    )
+
+
 def test_an_undeclared_language_keeps_its_place_in_a_batch(news):
     english, french = news.summarize_batch([ENGLISH, FRENCH], errors="keep")
     assert english.error is None and english.language == "en"
