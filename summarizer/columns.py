@@ -27,12 +27,19 @@ def output_columns(prefix: str, existing: Iterable[str]) -> list[str]:
 
 
 def summary_columns(
-    summarizer: Summarizer, texts: Sequence[Any], batch_size: int, selection: SelectionConfig
+    summarizer: Summarizer,
+    texts: Sequence[Any],
+    batch_size: int,
+    selection: SelectionConfig,
+    language: str | None = None,
 ) -> Columns:
     """Summaries, indices, scores and errors of `texts` (one row's value each), in their order:
-    `summarize_batch(errors="keep")`, so a row that cannot be summarized has its error."""
+    `summarize_batch(errors="keep")`, so a row that cannot be summarized (in a language the model
+    does not read, too) has its error. `language`: as `summarize_batch` takes it."""
     lists = [text.tolist() if hasattr(text, "tolist") else text for text in texts]  # NumPy arrays of sentences
-    summaries = list(summarizer.summarize_batch(lists, batch_size, **asdict(selection), errors="keep"))
+    summaries = list(
+        summarizer.summarize_batch(lists, batch_size, **asdict(selection), errors="keep", language=language)
+    )
     good = [s.error is None for s in summaries]
     return (
         [str(s) if ok else None for s, ok in zip(summaries, good)],

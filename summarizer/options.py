@@ -9,6 +9,7 @@ from summarizer.console import fraction, positive_int
 from summarizer.runtime.backends import BACKENDS
 from summarizer.runtime.precision import PRECISIONS
 from summarizer.selection import ORDERS, SelectionConfig
+from summarizer.text.sentences import LANGUAGE_CODES, punkt_language
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, precision: str = "auto") -> None:
@@ -33,6 +34,28 @@ def add_model_arguments(parser: argparse.ArgumentParser, precision: str = "auto"
         choices=BACKENDS,
         default="auto",
         help="onnx (ONNX Runtime: CPU, fp32 or int8), torch, or auto (default): onnx where the model has its graph",
+    )
+
+
+def language_code(value: str) -> str:
+    """An argparse type: an ISO 639-1 code (or Punkt name) that `punkt_language` knows."""
+    try:
+        punkt_language(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"unknown language {value!r}; one of {', '.join(LANGUAGE_CODES)} (ISO 639-1 codes)"
+        ) from None
+    return value
+
+
+def add_language_argument(parser: argparse.ArgumentParser, rows: bool = False) -> None:
+    """--language: the documents' language (`rows`: of the rows whose `language` field names none)."""
+    which, default = ("rows without a language field", "the model's") if rows else ("documents", "detected")
+    parser.add_argument(
+        "--language",
+        type=language_code,
+        metavar="CODE",
+        help=f"read the {which} in this language, one of {', '.join(LANGUAGE_CODES)} (default: {default})",
     )
 
 

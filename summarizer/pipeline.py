@@ -17,13 +17,23 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from summarizer.errors import InputError, SettingError, first_line
 from summarizer.modeling.arrays import length_batches
 from summarizer.modeling.features import DocumentFeatures, FeatureBuilder
+from summarizer.modeling.settings import read_settings
 from summarizer.readers import Document, check_format, read_document
-from summarizer.resources import model_dir, model_source
+from summarizer.resources import BUILTIN_MODELS, builtin_model_dir, model_dir, model_source
 from summarizer.runtime.backends import check_backend, resolve_backend
 from summarizer.runtime.precision import check_precision, int8_weight_bits
 from summarizer.selection import SelectionConfig, select_sentences
+from summarizer.text.language import detect_language
 from summarizer.text.layout import paragraphs as text_paragraphs
-from summarizer.text.sentences import join_sentences, paragraph_sentences, punkt_tokenizer
+from summarizer.text.sentences import (
+    LANGUAGE_CODES,
+    join_sentences,
+    language_code,
+    language_name,
+    paragraph_sentences,
+    punkt_language,
+    punkt_tokenizer,
+)
 
 # A document: its text (or bytes: those of a binary format, such as a PDF's, or UTF-8 text) in the
 # format the call names (`summarizer.readers.formats()`), a `Document` already read, or its
@@ -62,7 +72,7 @@ class Summary:
     (None for sentences too short to be scored) and `sentence_paragraphs` the paragraph each
     belongs to (0 for all of a document given as sentences). Scores are probabilities in [0, 1].
     `error` says why a document was not summarized (`summarize_batch(errors="keep")`); its
-    lists are then empty.
+    lists are then empty. `language`: the ISO 639-1 code of the language it was read in.
     """
 
     sentences: list[str]
@@ -72,6 +82,7 @@ class Summary:
     sentence_scores: list[float | None]
     sentence_paragraphs: list[int]
     error: str | None = None
+    language: str | None = None
 
     def __str__(self) -> str:
         return join_sentences(self.sentences)
@@ -79,6 +90,7 @@ class Summary:
     def record(self) -> dict[str, Any]:
         """The summary as `summarize --format json` writes it (beside the document's name)."""
         return {
+            "language": self.language,
             "summary": str(self),
             "sentences": self.sentences,
             "indices": self.indices,
@@ -127,6 +139,7 @@ class PreparedDocument:
     sections: list[Section]
     paragraphs: list[int]
     error: str | None = None  # why it cannot be summarized (errors="keep"); no sentences then
+    language: str = ""  # the Punkt name of the language it was read in ("": the model's)
 
 
 class Summarizer:
@@ -159,6 +172,8 @@ class Summarizer:
             raise ValueError(f"max_windows_per_pass must be at least 1 or None, got {max_windows_per_pass}")
         self.model = model
         self.language = model.config.language
+        # The ISO 639-1 codes of the languages the model reads (settings.ModelSettings.languages).
+        self.languages: tuple[str, ...] = tuple(model.config.languages or (language_code(self.language),))
         self.trigram_blocking = model.config.trigram_blocking  # unless a summary's caller says
         self.max_windows_per_pass = max_windows_per_pass
         self.builder = FeatureBuilder(tokenizer, model.config.features.for_inference(), self.language)
@@ -233,11 +248,17 @@ class Summarizer:
         trigram_blocking: bool | None = None,
         order: str = "document",
         format: str = "text",
+        language: str | None = None,
     ) -> Summary:
         """Summary of one document: text (or bytes) in `format` (any of
         `summarizer.readers.formats()`), a `Document`, or a list of sentences already split. A
-        LaTeX text's `\\input` files are read by `Document.from_file`, not from text."""
-        return next(self.summarize_batch([text], 1, k, ratio, max_words, trigram_blocking, order, format=format))
+        LaTeX text's `\\input` files are read by `Document.from_file`, not from text.
+        `language`: as `summarize_batch` takes it."""
+        return next(
+            self.summarize_batch(
+                [text], 1, k, ratio, max_words, trigram_blocking, order, format=format, language=language
+            )
+        )
 
     def summarize_batch(
         self,
@@ -251,6 +272,7 @@ class Summarizer:
         progress: Progress | None = None,
         format: str = "text",
         errors: str = "raise",
+        language: str | None = None,
     ) -> Iterator[Summary]:
         """Summaries of `texts`, yielded lazily in input order: each text (or bytes) read in
         `format` (any of `summarizer.readers.formats()`), a `Document`, or a list of sentences.
@@ -264,6 +286,12 @@ class Summarizer:
         batches documents (or sections of long ones) of similar length together, so any number
         of documents fits in bounded memory. Options are checked before any document is read.
         `progress(done, total)` hears of each batch scored: sentences of the documents read so far.
+
+        `language`: the language of every document, an ISO 639-1 code (`fr`) or a Punkt name
+        (`french`); None: each document's own, detected (`summarizer.text.language`), or the
+        model's `language` where detection is unsure. Each is split into sentences, and its
+        centrality and selection read, in its language. An `InputError` (a document's error, with
+        errors="keep") when the language is not one the model reads (`languages`).
         """
         if isinstance(texts, (str, bytes, Document)):
             raise TypeError("summarize_batch takes an iterable of documents; use summarize for one text")
@@ -273,7 +301,8 @@ class Summarizer:
         check_format(format)
         if errors not in ERRORS:
             raise ValueError(f"errors must be one of {', '.join(ERRORS)}, got {errors!r}")
-        return self._stream(iter(texts), batch_size, selection, progress, format, errors == "keep")
+        language = self.check_language(language)
+        return self._stream(iter(texts), batch_size, selection, progress, format, errors == "keep", language)
 
     def _stream(
         self,
@@ -283,9 +312,12 @@ class Summarizer:
         progress: Progress | None,
         format: str,
         keep_errors: bool,
+        language: str | None = None,
     ) -> Iterator[Summary]:
         size = batch_size * CHUNK_BATCHES
-        prepared = (self.prepare(chunk, i * size, format, keep_errors) for i, chunk in enumerate(_chunks(texts, size)))
+        prepared = (
+            self.prepare(chunk, i * size, format, keep_errors, language) for i, chunk in enumerate(_chunks(texts, size))
+        )
         return self._summaries(prepared, batch_size, selection, progress)
 
     def summarize_prepared(
@@ -325,25 +357,79 @@ class Summarizer:
             for document in prepared:
                 yield _summary(document, [next(in_order) for _ in document.sections], selection, self.language)
 
+    def check_language(self, language: str | None) -> str | None:
+        """The Punkt name of `language` (an ISO 639-1 code or a Punkt name; None stays None: each
+        document's own); a `ValueError` naming the known ones, or an `InputError` when the model
+        does not read it."""
+        if language is None:
+            return None
+        name = punkt_language(language)
+        if language_code(name) not in self.languages:
+            raise InputError(
+                self._not_read(language_code(name), f"language {language!r} is {language_name(language_code(name))}")
+            )
+        return self.language if language_code(name) == language_code(self.language) else name
+
+    def _not_read(self, code: str, what: str) -> str:
+        """Why a document in the language `code` is not summarized by this model."""
+        model = self.loaded_as.model if self.loaded_as is not None else "this model"
+        if self.loaded_as is not None and ("/" in model or "\\" in model):
+            model = Path(model).name
+        covered = ", ".join(language_name(known) for known in self.languages)
+        only = " only" if len(self.languages) == 1 else ""
+        anyway = language_code(self.language)
+        readers = builtin_models_reading(code)
+        name = LANGUAGE_CODES[code].capitalize() if code in LANGUAGE_CODES else "it"  # no Punkt parameters: no model
+        other = f"--model {readers[0]}" if readers else f"a model that reads {name}"
+        return (
+            f"{what}; model {model!r} covers {covered}{only}: use {other}, or --language {anyway} "
+            f"to read it as {LANGUAGE_CODES[anyway].capitalize()} anyway"
+        )
+
+    def _language_of(self, text: Sequence[str], given: str | None, position: int) -> str:
+        """The Punkt name of the language of a document of paragraphs (or sentences) `text`:
+        `given` (checked by `check_language`), else detected, else the model's."""
+        if given is not None:
+            return given
+        code = detect_language(text)
+        if code is None or code == language_code(self.language):
+            return self.language
+        if code not in self.languages:
+            raise InputError(
+                f"document {position}: " + self._not_read(code, f"the document reads as {language_name(code)}")
+            )
+        return LANGUAGE_CODES[code]
+
     def prepare(
-        self, texts: Sequence[Text], first_position: int = 0, format: str = "text", keep_errors: bool = False
+        self,
+        texts: Sequence[Text],
+        first_position: int = 0,
+        format: str = "text",
+        keep_errors: bool = False,
+        language: str | None = None,
     ) -> list[PreparedDocument]:
         """Split documents into sentences and sections and tokenize them (`first_position`
         numbers the documents in error messages). `keep_errors`: a document that cannot be read
-        is prepared as its error, with no sentences, instead of raising."""
+        is prepared as its error, with no sentences, instead of raising. `language`: as
+        `summarize_batch` takes it."""
+        given = self.check_language(language)
         read: list[list[list[str]]] = []
         problems: list[str | None] = []
+        languages: list[str] = []
         for i, text in enumerate(texts):
             problem = document_error(text) if keep_errors else None
             if problem is None:
                 try:
-                    read.append(self._paragraph_sentences(text, format, first_position + i))
+                    paragraphs, own = self._paragraph_sentences(text, format, first_position + i, given)
+                    read.append(paragraphs)
+                    languages.append(own)
                 except (InputError, TypeError) as error:
                     if not keep_errors:
                         raise
                     problem = first_line(error).removeprefix(f"document {first_position + i}: ")
             if problem is not None:
                 read.append([])
+                languages.append(self.language)
             problems.append(problem)
         documents = [[sentence for paragraph in document for sentence in paragraph] for document in read]
         token_ids = iter(self.builder.tokenize([sentence for document in documents for sentence in document]))
@@ -353,26 +439,37 @@ class Summarizer:
             if problems[i] is None:
                 starts = section_starts(self.builder.window_tokens(ids))
                 for first, end in zip(starts, [*starts[1:], len(sentences)]):
-                    features = self.builder.from_tokenized(sentences[first:end], ids[first:end])
+                    features = self.builder.from_tokenized(sentences[first:end], ids[first:end], languages[i])
                     sections[i].append(Section(first, end - first, features))
         return [
-            PreparedDocument(sentences, own, [i for i, paragraph in enumerate(document) for _ in paragraph], problem)
-            for sentences, own, document, problem in zip(documents, sections, read, problems)
+            PreparedDocument(
+                sentences, own, [i for i, paragraph in enumerate(document) for _ in paragraph], problem, language
+            )
+            for sentences, own, document, problem, language in zip(documents, sections, read, problems, languages)
         ]
 
-    def prepare_features(self, sentences: list[str], features: DocumentFeatures) -> PreparedDocument:
+    def prepare_features(
+        self, sentences: list[str], features: DocumentFeatures, language: str | None = None
+    ) -> PreparedDocument:
         """A document whose features were built with this model's `FeatureConfig.for_inference()`
-        (as training builds its test documents'); one longer than a section is cut into sections."""
+        (as training builds its test documents'), in `language` (a Punkt name; None: the
+        model's); one longer than a section is cut into sections."""
+        language = language or self.language
         if len(sentences) > SECTION_SENTENCES or Section(0, len(sentences), features).num_tokens > SECTION_TOKENS:
-            return self.prepare([sentences])[0]
-        return PreparedDocument(sentences, [Section(0, len(sentences), features)], [0] * len(sentences))
+            return self.prepare([sentences], language=language)[0]
+        sections = [Section(0, len(sentences), features)]
+        return PreparedDocument(sentences, sections, [0] * len(sentences), language=language)
 
-    def sentences(self, text: Text, format: str = "text") -> list[str]:
-        """The sentences of a document, as `summarize` reads it."""
-        return [sentence for paragraph in self._paragraph_sentences(text, format) for sentence in paragraph]
+    def sentences(self, text: Text, format: str = "text", language: str | None = None) -> list[str]:
+        """The sentences of a document, as `summarize` reads it (`language` as it takes it)."""
+        paragraphs, _ = self._paragraph_sentences(text, format, 0, self.check_language(language))
+        return [sentence for paragraph in paragraphs for sentence in paragraph]
 
-    def _paragraph_sentences(self, text: Text, format: str, position: int = 0) -> list[list[str]]:
-        """The sentences of each paragraph of a document (a list of sentences is one paragraph)."""
+    def _paragraph_sentences(
+        self, text: Text, format: str, position: int = 0, language: str | None = None
+    ) -> tuple[list[list[str]], str]:
+        """The sentences of each paragraph of a document (a list of sentences is one paragraph),
+        and the Punkt name of the language they were split in (`_language_of`)."""
         if isinstance(text, Document):
             paragraphs = list(text.paragraphs)
         elif isinstance(text, str) and format == "text":
@@ -380,12 +477,14 @@ class Summarizer:
         elif isinstance(text, (str, bytes)):
             paragraphs = list(read_document(text, format, f"document {position}").paragraphs)
         elif isinstance(text, Sequence) and all(isinstance(s, str) for s in text):
-            return [list(cast("Sequence[str]", text))]  # not bytes, which the branch above took
+            sentences = list(cast("Sequence[str]", text))  # not bytes, which the branch above took
+            return [sentences], self._language_of(sentences, language, position)
         else:
             raise TypeError(
                 f"document {position}: expected text, a Document or a list of sentences, got {type(text).__name__}"
             )
-        return paragraph_sentences(paragraphs, self.language)
+        own = self._language_of(paragraphs, language, position)
+        return paragraph_sentences(paragraphs, own), own
 
     def _collate(self, sections: Sequence[Section]) -> Batch:
         """One padded batch of the sections' windows, on the torch model's device."""
@@ -420,13 +519,27 @@ class Summarizer:
 
 
 def _splits_sentences(model: M, directory: Path) -> M:
-    """`model`, once the sentence splitter of its language is known to load (one line if its
-    parameters are not installed)."""
+    """`model`, once the sentence splitters of its languages are known to load (one line if
+    their parameters are not installed)."""
     try:
         punkt_tokenizer(model.config.language)
+        for code in model.config.languages or ():
+            punkt_tokenizer(LANGUAGE_CODES[code])
     except SettingError as error:
         raise InputError(f"{directory}: {first_line(error)}") from None
     return model
+
+
+def builtin_models_reading(code: str) -> list[str]:
+    """The built-in models (those installed) that read the language `code`."""
+    readers = []
+    for name in BUILTIN_MODELS:
+        try:
+            if code in read_settings(builtin_model_dir(name)).languages:
+                readers.append(name)
+        except InputError:  # not installed
+            continue
+    return readers
 
 
 def _rows(sections: Sequence[Section]) -> list[dict[str, Any]]:
@@ -491,8 +604,10 @@ def document_error(text: Any) -> str | None:
 def _summary(
     document: PreparedDocument, scores: list[list[float]], selection: SelectionConfig, language: str
 ) -> Summary:
+    """The summary of `document` (read in `language`, the model's, unless it names its own)."""
     if document.error is not None:
         return Summary([], [], [], [], [], [], document.error)
+    language = document.language or language
     indices = [section.first + i for section in document.sections for i in section.features.sentence_indices]
     flat_scores = [score for section_scores in scores for score in section_scores]
     chosen = select_sentences(document.sentences, indices, flat_scores, selection, language)
@@ -504,4 +619,5 @@ def _summary(
         document=document.sentences,
         sentence_scores=[by_index.get(i) for i in range(len(document.sentences))],
         sentence_paragraphs=document.paragraphs,
+        language=language_code(language),
     )

@@ -42,7 +42,8 @@ class Summarize:
     `batch_size` documents go through the encoder at once; the selection options are those of
     `Summarizer.summarize_batch`; `device`, `precision` and `backend` those of
     `Summarizer.from_pretrained`. `threads`: this actor's threads (default: the CPUs Ray assigned
-    to it, at least one).
+    to it, at least one). `language`: that of every document, as `Summarizer.summarize_batch`
+    takes it (None: each document's, detected).
     """
 
     def __init__(
@@ -61,6 +62,7 @@ class Summarize:
         precision: str = "auto",
         backend: str = "auto",
         threads: int | None = None,
+        language: str | None = None,
     ) -> None:
         self.selection = SelectionConfig(k, ratio, max_words, trigram_blocking, order)  # checked before the model loads
         self.summarizer = Summarizer.from_pretrained(
@@ -69,6 +71,7 @@ class Summarize:
         self.text_field = text_field
         self.prefix = prefix
         self.batch_size = batch_size
+        self.language = self.summarizer.check_language(language)
 
     def __call__(self, batch: Any) -> Any:
         columns = list(batch.column_names if hasattr(batch, "column_names") else batch.keys())
@@ -77,7 +80,9 @@ class Summarize:
                 f"no column {self.text_field!r} to summarize (columns: {', '.join(columns)}); name it with text_field"
             )
         names = output_columns(self.prefix, columns)
-        values = summary_columns(self.summarizer, _values(batch, self.text_field), self.batch_size, self.selection)
+        values = summary_columns(
+            self.summarizer, _values(batch, self.text_field), self.batch_size, self.selection, self.language
+        )
         return _with_columns(batch, dict(zip(names, values)))
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from starlette.datastructures import Headers
 from test_cli import ARTICLE
+from test_language import FRENCH
 
 from summarizer.cli.command import main
 from summarizer.pipeline import Summarizer
@@ -168,7 +169,7 @@ def test_an_upload_is_read_in_memory_however_large(monkeypatch):
 @pytest.mark.slow
 def test_health_models_and_the_page(server):
     assert call(server.port, "GET", "/health")[2] == {"status": "ok", "in_flight": 0}
-    model = {"name": "news", "backend": "onnx", "precision": "fp32", "language": "english"}
+    model = {"name": "news", "backend": "onnx", "precision": "fp32", "language": "english", "languages": ["en"]}
     assert call(server.port, "GET", "/v1/models")[2] == {"models": [model]}
     status, headers, page = call(server.port, "GET", "/")
     assert status == 200 and headers["content-type"].startswith("text/html")
@@ -234,19 +235,35 @@ def test_batch_of_json_texts_and_of_files(server, local):
         ("/v1/summarize", [("a.txt", b""), ("b.txt", b"")], "form", 422, "file", "form: Too many files"),
         ("/v1/summarize/batch", {"documents": ["a."] * 4}, "json", 422, "documents", "documents: 4 documents"),
         ("/v1/summarize/batch", {"documents": "a."}, "json", 422, "documents", "documents: expected a list"),
+        ("/v1/summarize", {"text": ARTICLE, "language": 7}, "json", 422, "language", "language: expected text"),
+        ("/v1/summarize", {"text": ARTICLE, "language": "xx"}, "json", 422, "language", "language: unknown language"),
+        ("/v1/summarize", {"text": ARTICLE, "language": "de"}, "json", 422, "language", "language: language 'de' is"),
+        ("/v1/summarize", [("a.txt", b"A.")], "form-de", 422, "language", "language: language 'de' is German"),
+        ("/v1/summarize", {"text": FRENCH}, "json", 422, "text", "text: the document reads as French (fr); model"),
     ],
 )
 def test_bad_requests_get_a_json_error_naming_the_field(server, path, body, content_type, status, field, message):
     if content_type == "json":
         data, headers = (body if isinstance(body, bytes) else json.dumps(body).encode()), JSON
-    elif content_type == "form":
-        data, headers = form(body)
+    elif content_type.startswith("form"):
+        data, headers = form(body, **({"language": "de"} if content_type == "form-de" else {}))
     else:
         data, headers = body, {"Content-Type": content_type}
     answered, _, answer = call(server.port, "POST", path, data, headers)
     assert answered == status
     assert answer["error"].startswith(message) and answer.get("field") == field
     assert "Traceback" not in answer["error"] and "\n" not in answer["error"]
+
+
+@pytest.mark.slow
+def test_a_request_names_its_language_and_each_answer_says_it(server, local):
+    status, _, answer = post_json(server.port, "/v1/summarize", {"text": FRENCH, "language": "en", "k": 1})
+    assert status == 200 and answer["language"] == "en"
+    assert answer["indices"] == local.summarize(FRENCH, k=1, language="en").indices
+    status, _, answer = post_json(server.port, "/v1/summarize/batch", {"documents": [ARTICLE, FRENCH], "k": 1})
+    english, french = answer["summaries"]
+    assert status == 200 and english["language"] == "en"
+    assert french["error"].startswith("documents[1]: the document reads as French (fr); model 'news' covers")
 
 
 @pytest.mark.slow

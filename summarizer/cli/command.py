@@ -34,9 +34,10 @@ from summarizer.cli import corpus
 from summarizer.console import Parser, UsageError, add_debug_flag, positive_int, run_command
 from summarizer.errors import InputError, OutputError, printable, quoted
 from summarizer.files import atomic_writer, checked
-from summarizer.options import add_model_arguments, add_selection_arguments, selection_from
+from summarizer.options import add_language_argument, add_model_arguments, add_selection_arguments, selection_from
 from summarizer.pipeline import Summarizer, Summary
 from summarizer.readers import Document, TooLarge, formats, read_file, reader
+from summarizer.text.language import warm_up
 from summarizer.text.sentences import separator
 
 PROG = "summarize"
@@ -84,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=formats(),
         help=f"read every input as this format (default: by extension: {by_extension}; any other and stdin text)",
     )
+    add_language_argument(parser)
     add_selection_arguments(parser, summaries=True)
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
     parser.add_argument(
@@ -147,6 +149,8 @@ def _run(args: argparse.Namespace, tally: Tally) -> int:
     tally.total = len(sources)
     to_directory = output is not None and (output.is_dir() or args.output.endswith(("/", os.sep)))
     check_outputs(sources, output, args.format, to_directory)
+    if args.language is None:
+        warm_up()  # the language detector loads while the model does
     summarizer = Summarizer.from_pretrained(
         args.model, device=args.device, precision=args.precision, backend=args.backend
     )
@@ -179,9 +183,11 @@ def _run(args: argparse.Namespace, tally: Tally) -> int:
         args.batch_size,
         progress=None if several else sentences_scored,
         **options,
+        errors="keep",  # a document in a language the model does not read is reported, and the rest summarized
+        language=args.language,
     )
     summaries_out = ((source, summary) for summary, (source, _) in zip(summaries, for_output))
-    results = _counted(_warn_if_empty(summaries_out, warn, args), tally)
+    results = _counted(_warn_if_empty(_summarized(summaries_out, inputs), warn, args), tally)
     advance = progress.update if several else lambda: None
     try:
         if to_directory:
@@ -207,6 +213,18 @@ def _counted(results: Iterator[tuple[Source, Summary]], tally: Tally) -> Iterato
     for result in results:
         yield result
         tally.summarized += 1  # once its output is written
+
+
+def _summarized(results: Iterator[tuple[Source, Summary]], inputs: ReadableInputs) -> Iterator[tuple[Source, Summary]]:
+    """`results` but those not summarized (a language the model does not read), each reported
+    on stderr, counted on the progress bar and setting `inputs.failed`."""
+    for source, summary in results:
+        if summary.error is None:
+            yield source, summary
+            continue
+        _report(f"{source.shown}: {summary.error}")
+        inputs.skipped()
+        inputs.failed = True
 
 
 def _warn_if_empty(
@@ -398,7 +416,8 @@ def _write_stream(
     count = 0
     for source, summary in results:
         if count == 0:
-            opening = {"json": "[\n", "html": _html_head("Summaries" if several else source.name)}
+            page = _html_head("Summaries" if several else source.name, None if several else summary.language)
+            opening = {"json": "[\n", "html": page}
             out.write(opening.get(output_format, ""))
         if output_format == "text":
             out.write(("\n" if count else "") + (f"==> {source.shown} <==\n" if several else "") + _text(summary))
@@ -426,7 +445,7 @@ def write_one(out: checked | IO[str], output_format: str, source: Source, summar
     elif output_format == "jsonl":
         out.write(json.dumps(_record(source, summary), ensure_ascii=False) + "\n")
     else:
-        out.write(_html_head(source.name) + _html_section(source, summary) + _HTML_TAIL)
+        out.write(_html_head(source.name, summary.language) + _html_section(source, summary) + _HTML_TAIL)
 
 
 def _text(summary: Summary) -> str:
@@ -445,9 +464,10 @@ _HTML_STYLE = (
 _HTML_TAIL = "</body>\n</html>\n"
 
 
-def _html_head(title: str) -> str:
+def _html_head(title: str, language: str | None = None) -> str:
+    """The page's head; `language`: its document's (several documents: each section says its own)."""
     return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<!DOCTYPE html>\n<html lang="{language or "en"}">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{html.escape(title)}</title>\n<style>{_HTML_STYLE}</style>\n</head>\n<body>\n"
     )
 
@@ -472,7 +492,7 @@ def _html_section(source: Source, summary: Summary) -> str:
     items = "".join(f"<li>{html.escape(sentence)}</li>\n" for sentence in summary.sentences)
     body = "".join(f"<p>{''.join(parts)}</p>\n" for parts in paragraphs.values())
     return (
-        f"<section>\n<h2>{html.escape(source.name)}</h2>\n"
+        f'<section lang="{summary.language or "en"}">\n<h2>{html.escape(source.name)}</h2>\n'
         f'<div class="summary">\n<h3>Summary</h3>\n<ol>\n{items}</ol>\n</div>\n{body}</section>\n'
     )
 

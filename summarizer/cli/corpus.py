@@ -109,7 +109,7 @@ def run(args: argparse.Namespace, report: Callable[[str], None]) -> int:
         del summarizer  # each actor loads its own, as this one was resolved
         batches = _on_ray(source, field, selection, loaded_as, args)
     else:
-        batches = _here(Path(source), field, selection, args.prefix, args.batch_size, summarizer)
+        batches = _here(Path(source), field, selection, args.prefix, args.batch_size, summarizer, args.language)
     failed = False
 
     def checked_rows() -> Iterator[dict[str, Any]]:
@@ -129,7 +129,13 @@ def run(args: argparse.Namespace, report: Callable[[str], None]) -> int:
 
 
 def _here(
-    path: Path, field: str, selection: SelectionConfig, prefix: str, batch_size: int, summarizer: Summarizer
+    path: Path,
+    field: str,
+    selection: SelectionConfig,
+    prefix: str,
+    batch_size: int,
+    summarizer: Summarizer,
+    language: str | None = None,
 ) -> Iterator[list[dict[str, Any]]]:
     """The rows of `path` with their summary columns, summarized in this process."""
     rows: list[dict[str, Any]] = []
@@ -153,7 +159,7 @@ def _here(
     except ValueError as error:
         raise InputError(f"{quoted(str(path))}: {error}") from None
     readable = [i for i, error in enumerate(errors) if error is None]
-    columns = summary_columns(summarizer, [rows[i][field] for i in readable], batch_size, selection)
+    columns = summary_columns(summarizer, [rows[i][field] for i in readable], batch_size, selection, language)
     values = dict(zip(readable, zip(*columns)))
     for i, row in enumerate(rows):
         row.update(zip(names, values.get(i, (None, None, None, errors[i]))))
@@ -208,6 +214,7 @@ def _on_ray(
             "precision": model.precision,
             "backend": model.backend,
             "device": model.device,
+            "language": args.language,
             **asdict(selection),
         }
         # model.model: a built-in model's name or an absolute path, as actors start in other directories

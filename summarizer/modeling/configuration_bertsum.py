@@ -25,6 +25,7 @@ from summarizer.modeling.settings import (
     MODEL_TYPE,
     ModelSettings,
     check_pooling,
+    checked_languages,
     head_settings,
     read_settings,
 )
@@ -34,7 +35,9 @@ from summarizer.resources import read_json
 class BertSumConfig(PreTrainedConfig):
     """encoder: the encoder's config (a `PreTrainedConfig` or its dict). head: `{"type": kind,
     **settings}` (`modeling_bertsum`). pooling: "cls" or "mean".
-    language: a Punkt language name (sentences, stop words, ROUGE). features: a `FeatureConfig`
+    language: a Punkt language name (sentences, stop words, ROUGE), that of a document whose
+    language is neither given nor detected. languages: the ISO 639-1 codes of the languages the
+    model reads (None: `language`'s alone); a document in another is refused. features: a `FeatureConfig`
     or its dict. base_encoder: for a compact model, the packaged encoder (one of BASE_ENCODERS)
     whose weights it leaves out. lora_rank: the rank of the low-rank adapters on every linear
     layer of the encoder's layers (0: none). trigram_blocking: whether summaries skip a
@@ -50,6 +53,7 @@ class BertSumConfig(PreTrainedConfig):
     head: dict | str | None = None  # a kind alone takes that head's defaults; None: linear
     pooling: str = "cls"
     language: str = "english"
+    languages: list[str] | None = None
     features: FeatureConfig | dict | None = None
     base_encoder: str | None = None
     lora_rank: int = 0
@@ -64,6 +68,8 @@ class BertSumConfig(PreTrainedConfig):
         if not isinstance(self.features, FeatureConfig):
             self.features = FeatureConfig(**(self.features or {}))
         ModelSettings(self.language, self.features, self.base_encoder, self.trigram_blocking)
+        checked = checked_languages(self.languages, self.language)  # kept as given: None stays None
+        self.languages = list(checked) if self.languages else None
         # A composite config resets its sub-configs' attention implementation: the encoder keeps
         # the one it was loaded with (PyTorch's fused kernel, unless asked otherwise).
         attention = self.encoder._attn_implementation if isinstance(self.encoder, PreTrainedConfig) else None

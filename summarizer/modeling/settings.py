@@ -20,7 +20,7 @@ from typing import Any
 from summarizer.errors import InputError, SettingError, check, check_at_least, first_line
 from summarizer.modeling.features import FeatureConfig, convert_saved_features
 from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
-from summarizer.text.sentences import check_language
+from summarizer.text.sentences import LANGUAGE_CODES, check_language, language_code
 
 MODEL_TYPE = "bertsum"
 CONFIG_FILE = "config.json"
@@ -120,7 +120,8 @@ def check_pooling(kind: str) -> None:
 @dataclass(frozen=True)
 class ModelSettings:
     """What every runtime reads of a model's settings, checked as it is made: the Punkt
-    `language` (sentences, stop words, ROUGE), the `features`,
+    `language` (sentences, stop words, ROUGE of a document whose language is neither given nor
+    detected), the `languages` the model reads (ISO 639-1 codes; empty: `language`'s alone), the `features`,
     the packaged `base_encoder` of a compact model (one of BASE_ENCODERS) and whether summaries
     block repeated trigrams unless the caller says. `values`: everything the file holds (as a
     `BertSumConfig` is made from it), `path`: the file read (None for settings made in code)."""
@@ -131,9 +132,11 @@ class ModelSettings:
     trigram_blocking: bool = True
     values: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     path: Path | None = field(default=None, compare=False)
+    languages: tuple[str, ...] = ()  # as config.json holds them: `checked_languages` makes them a tuple
 
     def __post_init__(self) -> None:
         check_language(self.language)
+        object.__setattr__(self, "languages", checked_languages(self.languages, self.language))
         check(
             isinstance(self.trigram_blocking, bool),
             "trigram_blocking",
@@ -144,6 +147,22 @@ class ModelSettings:
             "base_encoder",
             f"must be one of {', '.join(BASE_ENCODERS)}, got {self.base_encoder!r}",
         )
+
+
+def checked_languages(languages: Any, language: str) -> tuple[str, ...]:
+    """The ISO 639-1 codes a model reads (`languages`; None or empty: the code of its Punkt
+    `language` alone), checked: known codes (`LANGUAGE_CODES`), `language`'s among them."""
+    if languages is None or (isinstance(languages, (list, tuple)) and not languages):
+        return (language_code(language),)
+    known = ", ".join(LANGUAGE_CODES)
+    if not isinstance(languages, (list, tuple)) or not all(isinstance(code, str) for code in languages):
+        raise SettingError("languages", f"must be a list of ISO 639-1 codes ({known}), got {languages!r}")
+    unknown = [code for code in languages if code not in LANGUAGE_CODES]
+    if unknown:
+        raise SettingError("languages", f"must be ISO 639-1 codes of {known}; got {unknown[0]!r}")
+    code = language_code(language)
+    check(code in languages, "languages", f"must include {code!r}, the code of the model's language {language!r}")
+    return tuple(dict.fromkeys(languages))
 
 
 def read_settings(directory: Path) -> ModelSettings:
@@ -167,6 +186,7 @@ def read_settings(directory: Path) -> ModelSettings:
             values.get("trigram_blocking", True),
             values,
             path,
+            values.get("languages") or (),
         )
     except (TypeError, ValueError) as error:
         raise InputError(f"{path}: invalid settings: {first_line(error)}") from None

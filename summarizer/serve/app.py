@@ -2,7 +2,7 @@
 
     POST /v1/summarize        one document: JSON {"text": ...} or an uploaded `file`, with options
     POST /v1/summarize/batch  several: JSON {"documents": [...]} or several uploaded `file`s
-    GET  /v1/models           the model: name, backend, precision, language
+    GET  /v1/models           the model: name, backend, precision, language, languages
     GET  /health              {"status": "ok"} once the model is loaded
     GET  /                    the web page (page/: no build step, no external assets)
 
@@ -122,7 +122,7 @@ def to_environment(settings: Settings) -> None:
     os.environ[SETTINGS_VARIABLE] = json.dumps(asdict(settings))
 
 
-def describe(settings: Settings, summarizer: Summarizer) -> dict[str, str]:
+def describe(settings: Settings, summarizer: Summarizer) -> dict[str, Any]:
     """The model as /v1/models names it (a directory by its name only: the service's paths stay its own)."""
     directory = model_dir(settings.model)
     name = settings.model or os.environ.get("BERTSUM_MODEL_DIR") or BUILTIN_MODELS[0]
@@ -132,6 +132,7 @@ def describe(settings: Settings, summarizer: Summarizer) -> dict[str, str]:
         "backend": backend,
         "precision": precision,
         "language": summarizer.language,
+        "languages": list(summarizer.languages),  # ISO 639-1 codes of those it reads
     }
 
 
@@ -145,7 +146,17 @@ async def _summarize(request: Request, runner: Runner, settings: Settings, batch
         async with asyncio.timeout(settings.timeout):
             body = await read_body(request, int(settings.max_request_mb * 1_000_000))
             ask = await parse(request.headers, body, batch, settings.max_documents)
-            future = runner.submit([functools.partial(read, source) for source in ask.sources], ask.selection, release)
+            try:
+                runner.summarizer.check_language(ask.language)
+            except InputError as error:
+                raise RequestError(422, f"language: {error}", "language") from None
+            future = runner.submit(
+                [functools.partial(read, source) for source in ask.sources],
+                ask.selection,
+                release,
+                ask.language,
+                [source.name for source in ask.sources],
+            )
             handed = True
             results = await asyncio.wrap_future(future)
     except TimeoutError:

@@ -23,8 +23,9 @@ from starlette.requests import Request
 from summarizer.errors import InputError, SettingError, first_line
 from summarizer.readers import Document, format_of, formats, read_document, reader
 from summarizer.selection import SelectionConfig
+from summarizer.text.sentences import punkt_language
 
-OPTIONS = ("format", "k", "ratio", "max_words", "trigram_blocking", "order")
+OPTIONS = ("format", "k", "ratio", "max_words", "trigram_blocking", "order", "language")
 LENGTHS = ("k", "ratio", "max_words")  # at most one of them
 MAX_FIELD_BYTES = 64 * 1024  # a form field other than a file: an option's value
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -56,6 +57,7 @@ class Source:
 class Ask:
     sources: list[Source]
     selection: SelectionConfig
+    language: str | None = None  # an ISO 639-1 code or Punkt name, checked; None: each document's, detected
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -99,14 +101,17 @@ def _from_json(body: bytes, batch: bool, max_documents: int) -> Ask:
     selection = _selection(payload, text_values=False)
     if main not in payload:
         raise RequestError(422, f"{main}: missing", main)
+    language = _language(payload.get("language"))
     if not batch:
-        return Ask([Source("text", None, _text(payload["text"], "text"), format)], selection)
+        return Ask([Source("text", None, _text(payload["text"], "text"), format)], selection, language)
     documents = payload["documents"]
     if not isinstance(documents, list) or not documents:
         raise RequestError(422, "documents: expected a list of texts, at least one", "documents")
     _count(len(documents), max_documents)
     names = [f"documents[{i}]" for i in range(len(documents))]
-    return Ask([Source(name, None, _text(text, name), format) for name, text in zip(names, documents)], selection)
+    return Ask(
+        [Source(name, None, _text(text, name), format) for name, text in zip(names, documents)], selection, language
+    )
 
 
 async def _from_form(headers: Headers, body: bytes, batch: bool, max_documents: int) -> Ask:
@@ -140,12 +145,13 @@ async def _from_form(headers: Headers, body: bytes, batch: bool, max_documents: 
     _count(len(uploads), max_documents)
     format = _format(options["format"]) if "format" in options else None
     selection = _selection(options, text_values=True)
+    language = _language(options.get("language") or None)
     sources = []
     for upload in uploads:
         assert isinstance(upload, UploadFile)
         name = _CONTROL.sub("?", upload.filename or "file")  # one line in messages
         sources.append(Source(name, upload.filename, await upload.read(), format or format_of(name)))
-    return Ask(sources, selection)
+    return Ask(sources, selection, language)
 
 
 def read(source: Source) -> Document:
@@ -182,6 +188,21 @@ def _format(value: object) -> str:
     if value not in formats():
         raise RequestError(422, f"format: expected one of {', '.join(formats())}, got {_shown(value)}", "format")
     assert isinstance(value, str)
+    return value
+
+
+def _language(value: object) -> str | None:
+    """A request's language: an ISO 639-1 code or Punkt name that `punkt_language` knows (null:
+    each document's own, detected)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        problem = f"expected text (an ISO 639-1 code such as fr), got {_shown(value)}"
+        raise RequestError(422, f"language: {problem}", "language")
+    try:
+        punkt_language(value)
+    except ValueError as error:
+        raise RequestError(422, f"language: {first_line(error)}", "language") from None
     return value
 
 

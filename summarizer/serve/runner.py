@@ -67,16 +67,29 @@ class Runner:
         return release
 
     def submit(
-        self, read: Sequence[Callable[[], Document]], selection: SelectionConfig, release: Callable[[], None]
+        self,
+        read: Sequence[Callable[[], Document]],
+        selection: SelectionConfig,
+        release: Callable[[], None],
+        language: str | None = None,
+        names: Sequence[str] = (),
     ) -> Future[list[Result]]:
         """The summaries of the documents `read` gives, in order (an `InputError` in place of
-        each that cannot be read); `release` is called once the work is over or cancelled
-        (a request whose future is cancelled before a thread takes it is never read)."""
-        future = self._pool.submit(self._summarize, read, selection)
+        each that cannot be read or is in a language the model does not read, after its name in
+        `names`); `release` is called once the work is over or cancelled (a request whose future
+        is cancelled before a thread takes it is never read). `language`: as `summarize_batch`
+        takes it (None: each document's, detected)."""
+        future = self._pool.submit(self._summarize, read, selection, language, names)
         future.add_done_callback(lambda _: release())
         return future
 
-    def _summarize(self, read: Sequence[Callable[[], Document]], selection: SelectionConfig) -> list[Result]:
+    def _summarize(
+        self,
+        read: Sequence[Callable[[], Document]],
+        selection: SelectionConfig,
+        language: str | None,
+        names: Sequence[str],
+    ) -> list[Result]:
         documents: list[Document | InputError] = []
         for reader in read:
             try:
@@ -84,5 +97,17 @@ class Runner:
             except InputError as error:
                 documents.append(error)
         readable = [document for document in documents if isinstance(document, Document)]
-        summaries = iter(list(self.summarizer.summarize_batch(readable, self.batch_size, **asdict(selection))))
-        return [next(summaries) if isinstance(document, Document) else document for document in documents]
+        summaries = iter(
+            list(
+                self.summarizer.summarize_batch(
+                    readable, self.batch_size, **asdict(selection), errors="keep", language=language
+                )
+            )
+        )
+        results: list[Result] = []
+        for i, document in enumerate(documents):
+            result = next(summaries) if isinstance(document, Document) else document
+            if isinstance(result, Summary) and result.error is not None:
+                result = InputError(f"{names[i]}: {result.error}" if i < len(names) else result.error)
+            results.append(result)
+        return results

@@ -141,6 +141,18 @@ def check_language(language: str) -> None:
     )
 
 
+def language_code(language: str) -> str:
+    """The ISO 639-1 code of a Punkt language name (`english_web` is `en`), or of a code."""
+    name = punkt_language(language)
+    return "en" if name == "english_web" else next(code for code, known in LANGUAGE_CODES.items() if known == name)
+
+
+def language_name(code: str) -> str:
+    """How messages name a language: `French (fr)`; a code without Punkt parameters as itself."""
+    name = LANGUAGE_CODES.get(code)
+    return f"{name.capitalize()} ({code})" if name else repr(code)
+
+
 @functools.cache
 def punkt_language(language: str) -> str:
     """The Punkt name of `language`, given as an ISO 639-1 code (`fr`, any case) or a Punkt name
@@ -152,6 +164,7 @@ def punkt_language(language: str) -> str:
     return name
 
 
+@functools.cache
 def punkt_tokenizer(language: str = "english") -> PunktSentenceTokenizer:
     """NLTK's Punkt tokenizer built from the parameters of `language`."""
     return PunktSentenceTokenizer(punkt_parameters(language))

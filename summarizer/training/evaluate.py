@@ -8,21 +8,22 @@ apart, and the margin over Lead on the published test split's mix (`summarizer.t
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from summarizer import console, options
 from summarizer.pipeline import PreparedDocument, Summarizer, Summary
 from summarizer.selection import SelectionConfig
 from summarizer.text.centrality import DEFAULT_WORDS, most_central
-from summarizer.text.sentences import reference_sentences
+from summarizer.text.sentences import language_code, reference_sentences
 from summarizer.training import benchmark
 from summarizer.training.data import Example, load_documents
 from summarizer.training.oracle import greedy_oracle
-from summarizer.training.rouge import METRICS, RougeResult, rouge
+from summarizer.training.rouge import METRICS, RougeResult, rouge_per_document, rouge_result
 
 SYSTEMS = ("model", "lead", "textrank", "oracle")
 METRIC_NAMES = {"rouge1": "ROUGE-1", "rouge2": "ROUGE-2", "rougeLsum": "ROUGE-Lsum"}
@@ -30,21 +31,30 @@ METRIC_NAMES = {"rouge1": "ROUGE-1", "rouge2": "ROUGE-2", "rougeLsum": "ROUGE-Ls
 
 @dataclass
 class Evaluation:
-    """ROUGE F1 of each system (`SYSTEMS`) on the same documents."""
+    """ROUGE F1 of each system (`SYSTEMS`) on the same documents; with documents in more than one
+    language, `languages` holds each language's own (by ISO 639-1 code, in order of appearance)."""
 
     documents: int
     selection: SelectionConfig
     systems: dict[str, RougeResult]
+    languages: dict[str, Evaluation] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        result: dict[str, object] = {
             "documents": self.documents,
             "selection": asdict(self.selection),
             "systems": {name: _scores(result) for name, result in self.systems.items()},
         }
+        if self.languages:
+            result["languages"] = {
+                code: {"documents": part.documents, "systems": {n: _scores(r) for n, r in part.systems.items()}}
+                for code, part in self.languages.items()
+            }
+        return result
 
     def table(self) -> str:
-        """A plain-text table: F1 with its 95% bootstrap interval per system and metric."""
+        """A plain-text table: F1 with its 95% bootstrap interval per system and metric (then
+        one per language, when there are several)."""
         header = f"{'':8}" + "".join(f"{METRIC_NAMES[m]:>25}" for m in METRICS)
         rows = [
             f"{name:8}"
@@ -53,7 +63,8 @@ class Evaluation:
             )
             for name, result in self.systems.items()
         ]
-        return "\n".join([header, *rows])
+        parts = [f"\n{code}: {part.documents} documents\n{part.table()}" for code, part in self.languages.items()]
+        return "\n".join([header, *rows, *parts])
 
 
 def _scores(result: RougeResult) -> dict[str, dict[str, float]]:
@@ -72,21 +83,37 @@ def evaluate(
     without centrality) and the greedy oracle (n sentences).
 
     n is the selection's sentence count for each document (`k`, or `ratio` of its sentences);
-    all four choose from the same sentences of each document.
+    all four choose from the same sentences of each document. Each document is read in its
+    language (`Example.language`; none: the model's): its sentences, centrality and ROUGE
+    (`make_scorer`); documents in several languages are also scored per language.
     """
     _check(selection)
+    languages = [document.language or summarizer.language for document in documents]
+    if len(set(languages)) > 1:  # each language's documents together (in their order), to summarize each in its own
+        first = {language: i for i, language in reversed(list(enumerate(languages)))}
+        order = sorted(range(len(documents)), key=lambda i: first[languages[i]])
+        documents, languages = [documents[i] for i in order], [languages[i] for i in order]
     sentences, references, summaries = summarize_documents(summarizer, documents, selection, batch_size)
-    return _compare(summarizer, sentences, references, summaries, selection, bootstrap_samples)
+    return _compare(summarizer, sentences, references, summaries, selection, bootstrap_samples, languages)
 
 
 def summarize_documents(
     summarizer: Summarizer, documents: Sequence[Example], selection: SelectionConfig, batch_size: int = 16
 ) -> tuple[list[list[str]], list[list[str]], Iterable[Summary]]:
-    """Each document's sentences (its own, or the model's splitting of its text), its reference
-    in sentences, and the model's summaries of them (streamed: bounded memory)."""
-    sentences = [document.sentences or summarizer.sentences(document.text) for document in documents]
-    references = [reference_sentences(document.reference, summarizer.language) for document in documents]
-    return sentences, references, summarizer.summarize_batch(sentences, batch_size, **asdict(selection))
+    """Each document's sentences (its own, or the model's splitting of its text in its language),
+    its reference in sentences, and the model's summaries of them (streamed: bounded memory)."""
+    languages = [document.language or summarizer.language for document in documents]
+    sentences = [
+        document.sentences or summarizer.sentences(document.text, language=language)
+        for document, language in zip(documents, languages)
+    ]
+    references = [reference_sentences(document.reference, language) for document, language in zip(documents, languages)]
+    runs = itertools.groupby(zip(sentences, languages), key=lambda pair: pair[1])
+    summaries = itertools.chain.from_iterable(
+        summarizer.summarize_batch([s for s, _ in run], batch_size, **asdict(selection), language=language)
+        for language, run in runs
+    )
+    return sentences, references, summaries
 
 
 def evaluate_prepared(
@@ -96,13 +123,22 @@ def evaluate_prepared(
     selection: SelectionConfig = SelectionConfig(),
     batch_size: int = 16,
     bootstrap_samples: int = 1000,
+    languages: Sequence[str] | None = None,
 ) -> Evaluation:
     """`evaluate` on documents whose features are built (training's own test features, through
-    `Summarizer.prepare_features`), with references split into sentences."""
+    `Summarizer.prepare_features`), with references split into sentences; `languages`: the Punkt
+    name of each document's language ("" or None: the model's)."""
     _check(selection)
     summaries = summarizer.summarize_prepared(documents, batch_size, selection)
+    named = [language or summarizer.language for language in (languages or [""] * len(documents))]
     return _compare(
-        summarizer, [document.sentences for document in documents], references, summaries, selection, bootstrap_samples
+        summarizer,
+        [document.sentences for document in documents],
+        references,
+        summaries,
+        selection,
+        bootstrap_samples,
+        named,
     )
 
 
@@ -113,28 +149,43 @@ def _compare(
     summaries: Iterable[Summary],
     selection: SelectionConfig,
     bootstrap_samples: int,
+    languages: Sequence[str],
 ) -> Evaluation:
-    """The model's `summaries` beside Lead, TextRank and the oracle, all of the selection's size."""
+    """The model's `summaries` beside Lead, TextRank and the oracle, all of the selection's size,
+    each document read in its language (a Punkt name); per language too, when there are several."""
     sizes = [selection.sentence_budget(len(document)) for document in sentences]
     model = [summary.sentences for summary in summaries]
     lead = [document[:size] for document, size in zip(sentences, sizes)]
     features = summarizer.model.config.features
     words = features.centrality_words if features.centrality else DEFAULT_WORDS
     textrank = [
-        [document[i] for i in most_central(document, size, summarizer.language, words)]
-        for document, size in zip(sentences, sizes)
+        [document[i] for i in most_central(document, size, language, words)]
+        for document, size, language in zip(sentences, sizes, languages)
     ]
     oracle = [
         [document[i] for i in greedy_oracle(document, reference, size)]
         for document, reference, size in zip(sentences, references, sizes)
     ]
+    scores = {
+        name: rouge_per_document(predictions, references, languages)
+        for name, predictions in zip(SYSTEMS, (model, lead, textrank, oracle))
+    }
+    chosen = selection.for_model(summarizer.trigram_blocking)  # as the model's summaries were chosen
+    codes = [language_code(language) for language in languages]
+    by_language = {}
+    if len(set(codes)) > 1:
+        for code in dict.fromkeys(codes):
+            mine = [i for i, own in enumerate(codes) if own == code]
+            systems = {
+                name: rouge_result({m: [f1[i] for i in mine] for m, f1 in per_document.items()}, bootstrap_samples)
+                for name, per_document in scores.items()
+            }
+            by_language[code] = Evaluation(len(mine), chosen, systems)
     return Evaluation(
         documents=len(sentences),
-        selection=selection.for_model(summarizer.trigram_blocking),  # as the model's summaries were chosen
-        systems={
-            name: rouge(predictions, references, bootstrap_samples, summarizer.language)
-            for name, predictions in zip(SYSTEMS, (model, lead, textrank, oracle))
-        },
+        selection=chosen,
+        systems={name: rouge_result(per_document, bootstrap_samples) for name, per_document in scores.items()},
+        languages=by_language,
     )
 
 
@@ -147,7 +198,7 @@ def build_parser(yardstick: bool = True) -> argparse.ArgumentParser:
     """The command's options; `yardstick` adds --cnndm and --cnndm-dir (else --data is required)."""
     parser = console.Parser(
         prog="python -m summarizer.evaluate",
-        description="ROUGE-1/2/Lsum F1 (rouge-score, stemming) of a model, Lead, TextRank and the oracle, "
+        description="ROUGE-1/2/Lsum F1 (rouge-score; English stemmed) of a model, Lead, TextRank and the oracle, "
         "with 95% bootstrap intervals.",
     )
     data = parser.add_mutually_exclusive_group(required=True) if yardstick else parser
@@ -174,6 +225,7 @@ def build_parser(yardstick: bool = True) -> argparse.ArgumentParser:
         "for a file, a range of its documents such as 300: or 0:300",
     )
     options.add_selection_arguments(parser, summaries=False)
+    options.add_language_argument(parser, rows=True)
     parser.add_argument("--text-field", help="field holding the document (default: guessed)")
     parser.add_argument("--summary-field", help="field holding the reference summary (default: guessed)")
     parser.add_argument("--skip-bad-rows", action="store_true", help="skip unusable rows instead of stopping")
@@ -207,6 +259,7 @@ def read_documents(
         text_field=args.text_field,
         summary_field=args.summary_field,
         skip_bad_rows=args.skip_bad_rows,
+        language=args.language,
     )
     for reason in loaded.skipped:
         report(f"skipped {reason}")

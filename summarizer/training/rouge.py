@@ -38,15 +38,21 @@ def make_scorer(language: str = "english") -> rouge_scorer.RougeScorer:
 
 
 def rouge_per_document(
-    predictions: Sequence[Sequence[str]], references: Sequence[Sequence[str]], language: str = "english"
+    predictions: Sequence[Sequence[str]],
+    references: Sequence[Sequence[str]],
+    language: str | Sequence[str] = "english",
 ) -> dict[str, list[float]]:
-    """F1 (0-100) of each predicted sentence list against its reference sentence list."""
+    """F1 (0-100) of each predicted sentence list against its reference sentence list, scored in
+    `language` (a Punkt name), or in each document's (a sequence of them)."""
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
-    scorer = make_scorer(language)
+    languages = [language] * len(predictions) if isinstance(language, str) else list(language)
+    if len(languages) != len(predictions):
+        raise ValueError(f"{len(predictions)} predictions but {len(languages)} languages")
+    scorers = {name: make_scorer(name) for name in set(languages)}
     scores: dict[str, list[float]] = {m: [] for m in METRICS}
-    for prediction, reference in zip(predictions, references):
-        result = scorer.score("\n".join(reference), "\n".join(prediction))
+    for prediction, reference, name in zip(predictions, references, languages):
+        result = scorers[name].score("\n".join(reference), "\n".join(prediction))
         for m in METRICS:
             scores[m].append(100.0 * result[m].fmeasure)
     return scores
@@ -67,10 +73,15 @@ def rouge(
     predictions: Sequence[Sequence[str]],
     references: Sequence[Sequence[str]],
     bootstrap_samples: int = 1000,
-    language: str = "english",
+    language: str | Sequence[str] = "english",
 ) -> RougeResult:
-    """Corpus ROUGE: means of per-document F1, with bootstrap intervals."""
-    per_document = rouge_per_document(predictions, references, language)
+    """Corpus ROUGE: means of per-document F1 (each scored in its language: `rouge_per_document`),
+    with bootstrap intervals."""
+    return rouge_result(rouge_per_document(predictions, references, language), bootstrap_samples)
+
+
+def rouge_result(per_document: dict[str, list[float]], bootstrap_samples: int = 1000) -> RougeResult:
+    """Means of per-document F1, with bootstrap intervals."""
     return RougeResult(
         mean={m: float(np.mean(v)) if v else 0.0 for m, v in per_document.items()},
         interval={m: bootstrap_interval(v, bootstrap_samples) for m, v in per_document.items()},

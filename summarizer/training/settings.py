@@ -56,7 +56,8 @@ class ModelConfig:
     model's own settings around it, which are `BertSumConfig`'s and checked by it
     (`bertsum_config`): `head` (a kind such as `linear` or `transformer`, or a section
     `{type: transformer, layers: 1, ...}` with that head's own settings), `pooling` (`cls` or
-    `mean`), `language` and `features`. The rest are training's own:
+    `mean`), `language`, `languages` (the ISO codes of the languages the model reads, null:
+    `language`'s alone) and `features`. The rest are training's own:
     `attention_dropout`: the encoder's dropout on attention weights while training (null: the
     encoder's own). At 0 PyTorch runs attention as one fused kernel, much faster on a CPU.
     `trainable_layers`: fine-tune only the encoder's top N layers, freezing its embeddings and
@@ -81,6 +82,7 @@ class ModelConfig:
     head: dict[str, Any] | str = "linear"
     pooling: str = BertSumConfig.pooling
     language: str = BertSumConfig.language
+    languages: list[str] | None = None
     features: FeatureConfig = field(default_factory=FeatureConfig)
     attention_dropout: float | None = 0.0
     trainable_layers: int | None = None
@@ -112,6 +114,7 @@ class ModelConfig:
             head=self.head,
             pooling=self.pooling,
             language=self.language,
+            languages=self.languages,
             features=self.features,
             lora_rank=self.lora_rank,
         )

@@ -305,8 +305,12 @@ def score_test_documents(
         return None
     summarizer = Summarizer(model, tokenizer)
     rows = datamodule.datasets["test"]  # features built as the model reads documents
-    prepared = [summarizer.prepare_features(row["sentences"], DocumentFeatures.from_columns(row)) for row in rows]
-    return evaluate_prepared(summarizer, prepared, rows["reference"], config.selection)
+    languages = [str(row.get("language") or "") for row in rows]  # each document's, as its features were built
+    prepared = [
+        summarizer.prepare_features(row["sentences"], DocumentFeatures.from_columns(row), language or None)
+        for row, language in zip(rows, languages)
+    ]
+    return evaluate_prepared(summarizer, prepared, rows["reference"], config.selection, languages=languages)
 
 
 def check_same_model(config: TrainConfig, checkpoint: Path) -> None:
