@@ -3,6 +3,7 @@ languages in the pipeline."""
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -292,3 +293,11 @@ def test_evaluate_command_reports_languages_and_language_sets_rows_without_one(m
     assert lead["rouge1"]["f1"] == pytest.approx(100.0)
     assert evaluate_main(["--model", model, "--data", str(unnamed), "-k", "2", "--json"]) == 0  # read as English
     assert json.loads(capsys.readouterr().out)["systems"]["lead"]["rouge1"]["f1"] < 100.0
+
+
+def test_the_multilingual_recipe_declares_its_languages():
+    from summarizer.training.settings import load_config
+
+    config = load_config(Path(__file__).resolve().parents[1] / "configs" / "multilingual.yaml")
+    assert config.model.bertsum_config().languages == ["fr", "de", "en"]
+    assert config.model.language == "french"
