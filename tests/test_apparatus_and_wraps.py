@@ -226,16 +226,20 @@ def test_a_newsletter_s_headlines_links_and_footer_are_not_its_text():
         "Upcoming Webinar: So, You Have A Disaster... Now What?\n"
         "View this email in your browser (https://example.org/view)\n\n"
         "Register Today for This Free Essential Webinar!\n\n"
-        "The webinar walks you through a real disaster that closed a large business for nine days.\n\n"
+        "NOW WHAT?\n\n"
+        "As continuity professionals, we wait for a disaster. So, You Have a Disaster... Now What? "
+        "(https://example.org/register) will take into account the hours you spent on planning.\n\n"
+        "https://example.org/register/1883657325335219970The webinar walks you through a real disaster that "
+        "closed a large business for nine days.\n\n"
         "Click here\n\nhttps://example.org/register\n\n"
         "Attendees will learn how the company's campus recovered and what it would now do otherwise.\n\n"
-        + "="
-        * 60
-        + "\nCopyright 2018 CIMC, All rights reserved.\n"
+        f"{'=' * 60}\nCopyright 2018 CIMC, All rights reserved.\n"
         "You are receiving this email as a subscriber to the Continuity Newsletter.\n"
         "Want to change how you receive these emails?\n"
     )
     assert Document.from_text(message_bytes(body), "email").paragraphs == (
+        "As continuity professionals, we wait for a disaster. So, You Have a Disaster... Now What? will take into "
+        "account the hours you spent on planning.",
         "The webinar walks you through a real disaster that closed a large business for nine days.",
         "Attendees will learn how the company's campus recovered and what it would now do otherwise.",
     )

@@ -10,9 +10,10 @@ Message-----", a line of underscores, or a "From:" line over "Sent:" or "Date:";
 quote and signature blocks Gmail, Outlook, Thunderbird and Apple Mail mark. An HTML body's
 tables lay out its text, which is read. Nor are a newsletter's footer (at most
 `MAX_FOOTER_LINES` lines after its last rule of dashes or equals signs), its headlines
-(`summarizer.text.layout.is_headline`), the links its plain part writes as a label and an address,
-nor any paragraph that ends no sentence (a button, a bare address). A file in mbox form
-(beginning "From ") is read as its first message.
+(`summarizer.text.layout.is_headline`), the links its plain part writes as a label and an
+address (and the addresses it writes after links' labels, or at a paragraph's start), nor any
+paragraph that ends no sentence (a button, a bare address). A file in mbox form (beginning
+"From ") is read as its first message.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ _QUOTED_HEADER = re.compile(r"(?m)^[ \t]*\*?From:\*?[ \t].*\n(?:[ \t]*\*?(?:Sent
 _FOOTER_RULE = re.compile(r"(?m)^[ \t]*([-=*~])\1{19,}[ \t]*$")  # a newsletter's line over its footer
 _LINK = re.compile(r"(.*?)\s*(?:<https?://[^\s<>]+>|\(https?://[^\s()]+\))")
 MAX_LINK_WORDS = 12
+_LINK_ADDRESS = re.compile(r"[ \t]*(?:<https?://[^\s<>]+>|\(https?://[^\s()]+\))")
+_LEADING_ADDRESS = re.compile(r"^https?://\S*?(?:(?<=\d)(?=[A-Z][a-z])|(?=\s)|$)")
 _QUOTED = re.compile(r"(?m)^[ \t]*>.*$\n?")
 _ATTRIBUTION = re.compile(
     r"(?m)^[^\n]*\b(?:wrote|writes|schrieb|a écrit|escribió)[ \t]*:[ \t]*\n(?=(?:[ \t]*\n){0,3}[ \t]*>)"
@@ -149,8 +152,16 @@ def email_paragraphs(data: bytes) -> list[str | LeftOut]:
     if not body.strip():
         return []
     paragraphs, notes = (html.READER if format == "html" else text.READER).paragraphs(body)
-    kept = [p for p in paragraphs if not is_headline(p) and not (format == "text" and _is_link(p))]
-    return [*kept, *(LeftOut(note) for note in notes)]
+    if format == "text":
+        paragraphs = [_without_addresses(p) for p in paragraphs if not _is_link(p)]
+    return [*(p for p in paragraphs if not is_headline(p)), *(LeftOut(note) for note in notes)]
+
+
+def _without_addresses(paragraph: str) -> str:
+    """A plain text paragraph as the message's HTML shows it: without the addresses written
+    after links' labels, nor one that begins it (an image's link; a word run into its end after
+    its digits is the paragraph's first)."""
+    return _LEADING_ADDRESS.sub("", _LINK_ADDRESS.sub("", paragraph)).strip()
 
 
 def _is_link(paragraph: str) -> bool:
