@@ -287,3 +287,18 @@ def test_a_latex_sentence_with_a_word_its_class_prints_and_the_source_does_not_d
     assert Document.from_text(source, "latex").paragraphs == (
         "The extension adds citations. It is only one way, really, and it works.",
     )
+
+
+def test_an_html_newsletter_s_copyright_block_is_its_footer():
+    from email.message import EmailMessage
+
+    kept = "The new route opens on Monday and cuts the journey to the airport by twenty minutes."
+    html = (
+        f"<html><body><div><p>{kept}</p></div><div><p>Example.ru is the leading network for finding staff.</p>"
+        "<p>Don't want these notices? You can <a href='https://example.org/x'>turn them off</a>.</p>"
+        "<p>© 2008-2017, Example.ru, All rights reserved</p></div></body></html>"
+    )
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "news@example.org", "sam@example.org", "Route"
+    message.set_content(html, subtype="html")
+    assert Document.from_text(message.as_bytes(), "email").paragraphs == (kept,)

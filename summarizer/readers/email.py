@@ -9,7 +9,8 @@ quoted text are not the sender's running text: in plain text, lines that begin w
 Message-----", a line of underscores, or a "From:" line over "Sent:" or "Date:"; in HTML, the
 quote and signature blocks Gmail, Outlook, Thunderbird and Apple Mail mark. An HTML body's
 tables lay out its text, which is read. Nor are a newsletter's footer (at most
-`MAX_FOOTER_LINES` lines after its last rule of dashes or equals signs), its headlines
+`MAX_FOOTER_LINES` lines after its last rule of dashes or equals signs; in HTML, the block of at
+most `MAX_FOOTER_CHARS` characters that holds its copyright notice), its headlines
 (`summarizer.text.layout.is_headline`), the links its plain part writes as a label and an
 address (and the addresses it writes after links' labels, or at a paragraph's start), nor any
 paragraph that ends no sentence (a button, a bare address). A file in mbox form (beginning
@@ -36,6 +37,10 @@ _ORIGINAL = re.compile(r"(?mi)^[ \t]*-{2,}[ \t]*(?:original message|forwarded me
 _RULE = re.compile(r"(?m)^_{20,}[ \t]*$")  # Outlook's line over a quoted reply
 _QUOTED_HEADER = re.compile(r"(?m)^[ \t]*\*?From:\*?[ \t].*\n(?:[ \t]*\*?(?:Sent|Date):)", re.IGNORECASE)
 _FOOTER_RULE = re.compile(r"(?m)^[ \t]*([-=*~])\1{19,}[ \t]*$")  # a newsletter's line over its footer
+# A newsletter's copyright notice: the block that holds it, when short, is its footer.
+_COPYRIGHT = re.compile(r"^\s*(?:©|\(c\)|copyright\b)|\ball rights reserved\b", re.IGNORECASE)
+MAX_FOOTER_CHARS = 600
+MAX_NOTICE_CHARS = 200
 _LINK = re.compile(r"(.*?)\s*(?:<https?://[^\s<>]+>|\(https?://[^\s()]+\))")
 MAX_LINK_WORDS = 12
 _LINK_ADDRESS = re.compile(r"[ \t]*(?:<https?://[^\s<>]+>|\(https?://[^\s()]+\))")
@@ -140,6 +145,13 @@ def html_body(html: str) -> str:
         for element in tree.xpath(path):
             if element.getparent() is not None:
                 element.getparent().remove(element)
+    for notice in tree.xpath("//p | //div | //td | //span"):
+        footer, line = notice.getparent(), " ".join((notice.text_content() or "").split())
+        if footer is None or footer.tag in ("body", "html") or len(line) > MAX_NOTICE_CHARS:
+            continue
+        if _COPYRIGHT.search(line) and len(" ".join(footer.text_content().split())) <= MAX_FOOTER_CHARS:
+            if footer.getparent() is not None:
+                footer.getparent().remove(footer)
     for element in tree.iter(*_LAYOUT):
         element.tag = "div"
     return str(lxml_html.tostring(tree, encoding="unicode"))
