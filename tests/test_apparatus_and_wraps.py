@@ -1,11 +1,12 @@
 """Files as people have them: reference lists left out in every format, hard-wrapped lines
 rejoined inside RTF, Word and OpenDocument paragraphs, decks read as their sentences,
-equations read as text, a book's front matter left out, an e-mail laid out in tables read."""
+equations read as text, a book's front matter left out, an e-mail laid out in tables read, a
+newsletter's headlines and footer left out, a LaTeX guide's own markup read as it prints."""
 
 from __future__ import annotations
 
 import pytest
-from test_ebook_mail import book_files, chapter, epub_bytes
+from test_ebook_mail import book_files, chapter, epub_bytes, message_bytes
 from test_office import _zip, deck_files, needs_striprtf, odp_files, odt_bytes, shape, slide
 from test_word import _with_body
 
@@ -218,3 +219,86 @@ def test_an_html_only_e_mail_laid_out_in_tables_is_read():
 def test_tex_logos_read_as_their_words_and_index_entries_are_no_text():
     source = r"\def\LaTeX{\La\kern-.15em\TeX} Prepare it with \LaTeX, run \BibTeX\ first\index{BibTeX}, see \latex."
     assert Document.from_text(source, "latex").paragraphs == ("Prepare it with LaTeX, run BibTeX first, see LaTeX.",)
+
+
+def test_a_newsletter_s_headlines_links_and_footer_are_not_its_text():
+    body = (
+        "Upcoming Webinar: So, You Have A Disaster... Now What?\n"
+        "View this email in your browser (https://example.org/view)\n\n"
+        "Register Today for This Free Essential Webinar!\n\n"
+        "NOW WHAT?\n\n"
+        "As continuity professionals, we wait for a disaster. So, You Have a Disaster... Now What? "
+        "(https://example.org/register) will take into account the hours you spent on planning.\n\n"
+        "https://example.org/register/1883657325335219970The webinar walks you through a real disaster that "
+        "closed a large business for nine days.\n\n"
+        "Click here\n\nhttps://example.org/register\n\n"
+        "Attendees will learn how the company's campus recovered and what it would now do otherwise.\n\n"
+        f"{'=' * 60}\nCopyright 2018 CIMC, All rights reserved.\n"
+        "You are receiving this email as a subscriber to the Continuity Newsletter.\n"
+        "Want to change how you receive these emails?\n"
+    )
+    assert Document.from_text(message_bytes(body), "email").paragraphs == (
+        "As continuity professionals, we wait for a disaster. So, You Have a Disaster... Now What? will take into "
+        "account the hours you spent on planning.",
+        "The webinar walks you through a real disaster that closed a large business for nine days.",
+        "Attendees will learn how the company's campus recovered and what it would now do otherwise.",
+    )
+
+
+def test_a_long_last_part_after_a_rule_and_sentences_with_names_are_an_e_mail_s_text():
+    sentences = [f"Point {n} of the minutes says what the board decided about the budget." for n in range(25)]
+    body = "The minutes of Monday's meeting follow.\n\n" + "-" * 40 + "\n\n" + "\n\n".join(sentences)
+    assert len(Document.from_text(message_bytes(body), "email").paragraphs) == 26
+    named = "The US Federal Reserve Bank of New York said on Monday."
+    assert Document.from_text(message_bytes(named), "email").paragraphs == (named,)
+
+
+def test_a_latex_guide_s_own_verbatim_title_running_heads_keywords_and_biographies_are_no_text():
+    source = (
+        r"\documentclass{article}\begin{document}"
+        r"\markboth{Journal of \LaTeX\ Class Files, Vol.~14, No.~8}{Shell}"
+        r"\title[Guide to \texttt{cje}]{Guide to the class file (v. 1.06, 2018)}\authors{A. One and A. Two.}"
+        "This guide says how to prepare a paper with the class.\n\n"
+        r"\begin{smallverbatim}"
+        "\n"
+        r"\title[Short title]{A long title (v. 1.06, 2018)}"
+        "\n"
+        r"\end{smallverbatim}"
+        "\n\n"
+        r"\begin{IEEEkeywords}Computer Society, IEEE, journal, paper.\end{IEEEkeywords}"
+        r"\begin{keyword}Elsevier, template, class.\end{keyword}"
+        r"Using the standard \cmd\mbox\marg{text} gives normal text, as \cs{textrm} or \meta{name} does."
+        r"\begin{IEEEbiography}{Michael Shell} Biography text here.\end{IEEEbiography}"
+        r"\end{document}"
+    )
+    assert Document.from_text(source, "latex").paragraphs == (
+        "This guide says how to prepare a paper with the class.",
+        r"Using the standard \mbox{text} gives normal text, as \textrm or ⟨name⟩ does.",
+    )
+
+
+def test_a_latex_sentence_with_a_word_its_class_prints_and_the_source_does_not_define_is_left_out():
+    source = (
+        r"\newcommand{\app}{{\small\optionlogo}}"
+        r"This paper describes the AGU package, with an extension called \app{}. "
+        r"The extension adds citations. Version \revtex~4.2 requires it. "
+        r"It is {\em only} one way, {\bf really}, and \sloppy\relax it works."
+    )
+    assert Document.from_text(source, "latex").paragraphs == (
+        "The extension adds citations. It is only one way, really, and it works.",
+    )
+
+
+def test_an_html_newsletter_s_copyright_block_is_its_footer():
+    from email.message import EmailMessage
+
+    kept = "The new route opens on Monday and cuts the journey to the airport by twenty minutes."
+    html = (
+        f"<html><body><div><p>{kept}</p></div><div><p>Example.ru is the leading network for finding staff.</p>"
+        "<p>Don't want these notices? You can <a href='https://example.org/x'>turn them off</a>.</p>"
+        "<p>© 2008-2017, Example.ru, All rights reserved</p></div></body></html>"
+    )
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "news@example.org", "sam@example.org", "Route"
+    message.set_content(html, subtype="html")
+    assert Document.from_text(message.as_bytes(), "email").paragraphs == (kept,)

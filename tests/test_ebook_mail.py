@@ -118,11 +118,10 @@ def message_bytes(body: str, html: str | None = None, charset: str = "utf-8") ->
 
 def test_an_e_mail_reads_as_what_its_sender_wrote():
     assert Document.from_text(message_bytes(REPLY), "email").paragraphs == (
-        "Hi Sam,",
         "The quarterly numbers are in, and revenue grew by twelve percent over the summer. The board "
         "meets on Thursday to approve the new budget for the engineering team.",
         "I will send the slides tomorrow morning.",
-    )  # no headers, quoted text, attribution line, signature or attachment
+    )  # no headers, quoted text, attribution line, signature or attachment; no greeting (it ends no sentence)
 
 
 def test_an_e_mail_s_body_is_decoded_by_its_charset_and_an_html_only_one_read_as_a_page():

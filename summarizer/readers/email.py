@@ -8,8 +8,13 @@ quoted text are not the sender's running text: in plain text, lines that begin w
 "On ... wrote:" line above them, and a quoted reply below an Outlook-style "-----Original
 Message-----", a line of underscores, or a "From:" line over "Sent:" or "Date:"; in HTML, the
 quote and signature blocks Gmail, Outlook, Thunderbird and Apple Mail mark. An HTML body's
-tables lay out its text, which is read. A file in mbox form
-(beginning "From ") is read as its first message.
+tables lay out its text, which is read. Nor are a newsletter's footer (at most
+`MAX_FOOTER_LINES` lines after its last rule of dashes or equals signs; in HTML, the block of at
+most `MAX_FOOTER_CHARS` characters that holds its copyright notice), its headlines
+(`summarizer.text.layout.is_headline`), the links its plain part writes as a label and an
+address (and the addresses it writes after links' labels, or at a paragraph's start), nor any
+paragraph that ends no sentence (a button, a bare address). A file in mbox form (beginning
+"From ") is read as its first message.
 """
 
 from __future__ import annotations
@@ -21,14 +26,25 @@ from email.parser import BytesParser
 
 from summarizer.errors import UnreadableDocument
 from summarizer.readers import html, text
-from summarizer.readers.base import ReadAs, Reader
+from summarizer.readers.base import LeftOut, Reader
+from summarizer.text.layout import is_headline
 
 MAX_HEADER_BYTES = 1_000_000  # a message's headers, at most
 MAX_SIGNATURE_LINES = 10  # a block after "-- " longer than this is no signature
+MAX_FOOTER_LINES = 20  # the lines of text after a newsletter's last rule (its footer), at most
 _SIGNATURE = re.compile(r"(?m)^-- ?$")
 _ORIGINAL = re.compile(r"(?mi)^[ \t]*-{2,}[ \t]*(?:original message|forwarded message)[ \t]*-{2,}[ \t]*$")
 _RULE = re.compile(r"(?m)^_{20,}[ \t]*$")  # Outlook's line over a quoted reply
 _QUOTED_HEADER = re.compile(r"(?m)^[ \t]*\*?From:\*?[ \t].*\n(?:[ \t]*\*?(?:Sent|Date):)", re.IGNORECASE)
+_FOOTER_RULE = re.compile(r"(?m)^[ \t]*([-=*~])\1{19,}[ \t]*$")  # a newsletter's line over its footer
+# A newsletter's copyright notice: the block that holds it, when short, is its footer.
+_COPYRIGHT = re.compile(r"^\s*(?:©|\(c\)|copyright\b)|\ball rights reserved\b", re.IGNORECASE)
+MAX_FOOTER_CHARS = 600
+MAX_NOTICE_CHARS = 200
+_LINK = re.compile(r"(.*?)\s*(?:<https?://[^\s<>]+>|\(https?://[^\s()]+\))")
+MAX_LINK_WORDS = 12
+_LINK_ADDRESS = re.compile(r"[ \t]*(?:<https?://[^\s<>]+>|\(https?://[^\s()]+\))")
+_LEADING_ADDRESS = re.compile(r"^https?://\S*?(?:(?<=\d)(?=[A-Z][a-z])|(?=\s)|$)")
 _QUOTED = re.compile(r"(?m)^[ \t]*>.*$\n?")
 _ATTRIBUTION = re.compile(
     r"(?m)^[^\n]*\b(?:wrote|writes|schrieb|a écrit|escribió)[ \t]*:[ \t]*\n(?=(?:[ \t]*\n){0,3}[ \t]*>)"
@@ -95,10 +111,18 @@ def without_quotes(text: str) -> str:
         found = cut.search(text)
         if found:
             text = text[: found.start()]
+    footers = list(_FOOTER_RULE.finditer(text))
+    if footers and _lines(text[footers[-1].end() :]) <= MAX_FOOTER_LINES and _lines(text[: footers[-1].start()]):
+        text = text[: footers[-1].start()]
     signatures = list(_SIGNATURE.finditer(text))
     if signatures and text[signatures[-1].end() :].strip().count("\n") < MAX_SIGNATURE_LINES:
         text = text[: signatures[-1].start()]
     return _QUOTED.sub("", _ATTRIBUTION.sub("", text))
+
+
+def _lines(text: str) -> int:
+    """How many lines of `text` hold anything."""
+    return sum(1 for line in text.splitlines() if line.strip())
 
 
 def html_body(html: str) -> str:
@@ -121,17 +145,42 @@ def html_body(html: str) -> str:
         for element in tree.xpath(path):
             if element.getparent() is not None:
                 element.getparent().remove(element)
+    for notice in tree.xpath("//p | //div | //td | //span"):
+        footer, line = notice.getparent(), " ".join((notice.text_content() or "").split())
+        if footer is None or footer.tag in ("body", "html") or len(line) > MAX_NOTICE_CHARS:
+            continue
+        if _COPYRIGHT.search(line) and len(" ".join(footer.text_content().split())) <= MAX_FOOTER_CHARS:
+            if footer.getparent() is not None:
+                footer.getparent().remove(footer)
     for element in tree.iter(*_LAYOUT):
         element.tag = "div"
     return str(lxml_html.tostring(tree, encoding="unicode"))
 
 
-def email_paragraphs(data: bytes) -> list[ReadAs]:
-    """The body of an e-mail message, to be read as plain text or as a web page is."""
+def email_paragraphs(data: bytes) -> list[str | LeftOut]:
+    """The body of an e-mail message, read as plain text or as a web page is, less its
+    headlines (`is_headline`: a newsletter's or an advertisement's, which may end as sentences do)."""
     format, body = email_body(data)
     if not body.strip():
         return []
-    return [ReadAs(html.READER if format == "html" else text.READER, body)]
+    paragraphs, notes = (html.READER if format == "html" else text.READER).paragraphs(body)
+    if format == "text":
+        paragraphs = [_without_addresses(p) for p in paragraphs if not _is_link(p)]
+    return [*(p for p in paragraphs if not is_headline(p)), *(LeftOut(note) for note in notes)]
 
 
-READER = Reader("email", "an e-mail message", (".eml",), email_paragraphs, binary=True)
+def _without_addresses(paragraph: str) -> str:
+    """A plain text paragraph as the message's HTML shows it: without the addresses written
+    after links' labels, nor one that begins it (an image's link; a word run into its end after
+    its digits is the paragraph's first)."""
+    return _LEADING_ADDRESS.sub("", _LINK_ADDRESS.sub("", paragraph)).strip()
+
+
+def _is_link(paragraph: str) -> bool:
+    """Whether a plain text paragraph is a link as a newsletter's plain part writes one: a
+    short label, its address after it ("View this email in your browser (https://...)")."""
+    found = _LINK.fullmatch(paragraph)
+    return found is not None and len(found.group(1).split()) <= MAX_LINK_WORDS
+
+
+READER = Reader("email", "an e-mail message", (".eml",), email_paragraphs, binary=True, running_text=True)

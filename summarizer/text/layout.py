@@ -110,6 +110,8 @@ _FIRST_WORD = re.compile(r"\S+")
 # A heading: a section number ("2", "3.1", "A.") or a chapter's name, then its title; or words
 # each capitalized or a number, English's short function words aside (`title_case`).
 MAX_HEADING_WORDS = 8
+MAX_HEADLINE_WORDS = 24
+MIN_HEADLINE_WORDS = 4
 # A sentence's end inside a line, after a word ("...gmail.com>. Closes: #7"; not "3.1. Data").
 _SENTENCE_INSIDE = re.compile(r"(?<![\s\d.])[.!?][\"'”’»)\]>]*\s+\S")
 _NUMBERED = re.compile(r"(?:\d{1,3}(?:\.\d{1,3})*\.?|[A-Z]\.|(?i:chapter|section|part|appendix)\s+\w+[.:]?)\s+\S")
@@ -251,6 +253,20 @@ def is_heading(line: str) -> bool:
         and not _SENTENCE_INSIDE.search(line)
         and (_NUMBERED.match(line.strip()) is not None or title_case(words, code=True))
     )
+
+
+def is_headline(paragraph: str) -> bool:
+    """Whether `paragraph` reads as a headline though it may end as a sentence does (a
+    newsletter's or an advertisement's "20,000 Real Airports With Live Weather!"): it is in title
+    case, each word capitalized but English's short function words (`title_case`), with at least
+    `MIN_HEADLINE_WORDS` words of letters and at most `MAX_HEADLINE_WORDS`; or in capitals, two
+    words or more. Prose capitalizes
+    its first word and names, not each of its words (nor do German's nouns make it so)."""
+    words = paragraph.split()
+    lettered = [word for word in words if any(c.isalpha() for c in word)]
+    if len(lettered) >= 2 and len(words) <= MAX_HEADLINE_WORDS and paragraph.isupper():
+        return True  # in capitals: "NOW WHAT?"
+    return MIN_HEADLINE_WORDS <= len(lettered) and len(words) <= MAX_HEADLINE_WORDS and title_case(lettered)
 
 
 def title_case(words: list[str], code: bool = False, symbols: bool = False) -> bool:

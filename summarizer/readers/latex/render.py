@@ -23,13 +23,15 @@ MARK = "\x01"  # a footnote's mark: it goes with the space before it
 XSPACE = "\x02"  # \xspace: a space, unless punctuation follows
 PAGE = "\x0e"  # \pageref: a page number, which only typesetting knows
 DISPLAY, DISPLAYED = "\x06", "\x07"  # around display math: in its sentence, unless it starts a paragraph
-# Environments whose content is not running text: floats, code, bibliography, hidden text.
+HOLE = "\x0f"  # a word the document's class prints, which this source does not define: its sentence goes
+# Environments whose content is not running text: floats, code, bibliography, hidden text, keyword
+# lists and authors' biographies.
 DROPPED_ENVIRONMENTS = frozenset(
     "figure figure* table table* wrapfigure wraptable sidewaysfigure sidewaystable subfigure subtable "
     "tabular tabular* tabularx tabulary longtable supertabular array tikzpicture picture pgfpicture "
     "algorithm algorithm* algorithmic algorithm2e lstlisting verbatim verbatim* Verbatim minted alltt "
     "thebibliography references thereferences CSLReferences cslreferences comment titlepage filecontents "
-    "filecontents* tablenotes".split()
+    "filecontents* tablenotes keyword keywords IEEEkeywords IEEEbiography IEEEbiographynophoto".split()
 )
 # Environments whose content stands in paragraphs of its own, and lists set inside a sentence.
 BLOCKS = frozenset(
@@ -45,8 +47,20 @@ DROPPED = frozenset(
     "def let usepackage documentclass todo missingfigure listoftodos newif newtheorem theoremstyle setlength "
     "addtolength setcounter graphicspath captionsetup bibitem tnote nolinebreak nopagebreak color addcontentsline "
     "authorrunning titlerunning tocauthor toctitle institute orcidID frametitle framesubtitle numberwithin "
-    "index glossary".split()
+    "index glossary markboth markright pacs authors".split()
 )
+# Commands that print nothing where they stand: font and size switches, spacing, TeX primitives.
+# Any other that is defined nowhere the reader sees (the document's class defines it) and stands
+# where a word does (before punctuation, "~", "\\ ", "{}" or a group's end) prints a word
+# unread: its sentence goes (`HOLE`).
+INVISIBLE = frozenset(
+    "relax protect null strut unskip ignorespaces nobreak allowbreak break hfil hfill vfil vfill smallskip "
+    "medskip bigskip newline normalfont bf it tt rm sc sf sl em bfseries itshape ttfamily sffamily rmfamily "
+    "scshape slshape upshape mdseries tiny scriptsize footnotesize small normalsize large Large LARGE huge Huge "
+    "sloppy fussy raggedright raggedleft frenchspacing nonfrenchspacing onecolumn twocolumn selectfont "
+    "boldmath unboldmath displaystyle textstyle scriptstyle leavevmode indent par noindent hline cr".split()
+)
+_WORD_FOLLOWS = re.compile(r"[.,;:!?)~}]|\\ |\{\}|$")
 FOOTNOTES = ("footnote", "footnotetext", "footnotemark", "thanks")
 REFERENCES = {"ref": False, "pageref": False, "eqref": False, "nameref": False,
               "autoref": True, "Autoref": True, "cref": True, "Cref": True}  # fmt: skip
@@ -75,6 +89,7 @@ _LEADING_DISPLAY = re.compile(rf"(?:(?<=\n\n)|^)(?:\s*{DISPLAY}[^{DISPLAYED}]*{D
 # Display math after a finished sentence is no sentence's: it stands between two.
 _DISPLAY_AFTER_SENTENCE = re.compile(rf"([.!?][\"'”’)\]]*)(?:\s*{DISPLAY}[^{DISPLAYED}]*{DISPLAYED})+")
 _SPACES = re.compile(r"[^\S\n]+")
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*$")
 _BLANK_LINES = re.compile(r"\n(?: ?\n)+")
 _SCRIPT_GROUP = re.compile(r"([_^])\{([^{}]{2,})\}")  # x^{n-2}: read as x^(n-2), not x^n-2
 _DISPLAY_MARKS = re.compile(f"[{DISPLAY}{DISPLAYED}]")
@@ -106,7 +121,27 @@ def finished(text: str) -> str:
     text = _DISPLAY_AFTER_SENTENCE.sub(r"\1", _LEADING_DISPLAY.sub("", text))
     text = _PAGE_ASIDE.sub("", _DISPLAY_MARKS.sub("", text)).replace(PAGE, UNKNOWN[1])
     text = text.replace("\u00ad", "")  # soft hyphens (\\-) out of their words
+    text = _without_holes(text)
     return _XSPACE_PUNCTUATION.sub("", text).replace(XSPACE, " ")
+
+
+def _without_holes(text: str) -> str:
+    """`text` less each sentence with a word unread (`HOLE`) in it."""
+    if HOLE not in text:
+        return text
+    paragraphs = []
+    for paragraph in text.split(PARAGRAPH):
+        if HOLE in paragraph:
+            sentences, current = [], []
+            for word in paragraph.split(" "):
+                current.append(word)
+                if _SENTENCE_END.search(word):
+                    sentences.append(" ".join(current))
+                    current = []
+            sentences.append(" ".join(current))
+            paragraph = " ".join(sentence for sentence in sentences if sentence and HOLE not in sentence)
+        paragraphs.append(paragraph)
+    return PARAGRAPH.join(paragraphs)
 
 
 @functools.cache
@@ -131,6 +166,8 @@ def _renderer_class() -> type:
             if node.macroname in LOGOS:  # as TeX prints it, whatever a document's own definition draws
                 return LOGOS[node.macroname] + (" " if getattr(node, "macro_post_space", "") else "")
             command = self.commands.get(node.macroname)
+            if command is None and self.unread_word(node):
+                return HOLE
             if command is None or self.depth >= MAX_EXPANSION_DEPTH:
                 return str(super().macro_node_to_text(node))
             values = [None if a is None else inner_source(a) for a in argument_nodes(node) or []]
@@ -147,6 +184,16 @@ def _renderer_class() -> type:
                 self.depth -= 1
             # TeX drops the space after a command's name; a sentence that reads "\\method is" means one.
             return text + (" " if not command.arguments and bool(getattr(node, "macro_post_space", None)) else "")
+
+        def unread_word(self, node: Any) -> bool:
+            """Whether `node` is a command that stands for a word but that neither pylatexenc nor the
+            document defines (`INVISIBLE`)."""
+            if node.macroname in INVISIBLE or not node.macroname.isalpha() or (argument_nodes(node) or []):
+                return False
+            if self.latex_context.get_macro_spec(node.macroname).macroname:
+                return False
+            following = node.parsing_state.s[node.pos + node.len :].lstrip(" \t")
+            return _WORD_FOLLOWS.match(following) is not None
 
         def math_node_to_text(self, node: Any) -> str:
             """Math as text, display math too: in its sentence, as the page sets it. A sub- or
@@ -301,7 +348,23 @@ def _text_context() -> Any:
         arguments = [a for a in argument_nodes(node) or [] if a is not None]
         return str(l2tobj.nodelist_to_text(arguments[:1]))
 
+    def delimited(opening: str, closing: str) -> Any:
+        """A guide's \\marg{text} as it prints, {text}; \\marg{\\\\name} as {\\name}."""
+
+        def text(node: Any, l2tobj: Any) -> str:
+            inner = link_text(node, l2tobj).strip() or last_argument(node).strip().replace("\\\\", "\\")
+            return f"{opening}{inner}{closing}"
+
+        return text
+
     macros += [
+        # A guide's own commands that print commands and their arguments (ltxdoc's, ltxguide's)
+        MacroTextSpec("cmd", simplify_repl=lambda node: last_argument(node).strip()),
+        MacroTextSpec("cs", simplify_repl=lambda node: "\\" + last_argument(node).strip()),
+        MacroTextSpec("marg", simplify_repl=delimited("{", "}")),
+        MacroTextSpec("oarg", simplify_repl=delimited("[", "]")),
+        MacroTextSpec("parg", simplify_repl=delimited("(", ")")),
+        MacroTextSpec("meta", simplify_repl=delimited("⟨", "⟩")),
         MacroTextSpec("enquote", simplify_repl=quoted),
         MacroTextSpec("texorpdfstring", simplify_repl=typeset_text),
     ]

@@ -27,7 +27,10 @@ _COMMENT_LINE = re.compile(r"(?m)^[ \t]*(?<!\\)%.*(?:\n|\Z)")  # a line that is 
 _LET = re.compile(r"\\let\s*\\(?:[a-zA-Z@]+|.)\s*(?:=\s*)?\\(?:[a-zA-Z@]+|.)")
 _IF_ZERO = re.compile(r"\\if\s*0(?![0-9])")
 VERBATIM_ENVIRONMENTS = ("verbatim", "verbatim*", "Verbatim", "BVerbatim", "lstlisting", "minted", "comment", "alltt")
-_VERBATIM_BEGIN = re.compile(rf"\\begin\{{({'|'.join(map(re.escape, VERBATIM_ENVIRONMENTS))})\}}")
+# ... and any whose name ends in "verbatim" (fancyvrb's LVerbatim, a class's own smallverbatim)
+_VERBATIM_BEGIN = re.compile(
+    rf"\\begin\{{({'|'.join(map(re.escape, VERBATIM_ENVIRONMENTS))}|[a-zA-Z]*[vV]erbatim\*?)\}}"
+)
 # Arguments of commands that pylatexenc's parser does not know (its argument specs: "{" a
 # mandatory argument, "[" an optional one, "*" a star).
 ARGUMENTS = {
@@ -46,6 +49,8 @@ ARGUMENTS = {
     "nolinebreak": "[", "nopagebreak": "[", "color": "[{", "addcontentsline": "{{{", "authorrunning": "{",
     "titlerunning": "{", "tocauthor": "{", "toctitle": "{", "institute": "{", "orcidID": "{", "frametitle": "[{",
     "framesubtitle": "{", "numberwithin": "[{{", "enquote": "*{", "texorpdfstring": "{{",
+    "title": "[{", "author": "[{", "authors": "{", "markboth": "{{", "markright": "{", "pacs": "{",
+    "cmd": "{", "cs": "{", "marg": "{", "oarg": "{", "parg": "{", "meta": "{",
 }  # fmt: skip
 ENVIRONMENT_ARGUMENTS = {
     "itemize*": "[", "enumerate*": "[", "description*": "[", "inparaenum": "[", "inparaitem": "[",
