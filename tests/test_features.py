@@ -107,6 +107,18 @@ def test_tokenizer_padding_and_truncation_settings_are_ignored(tokenizer) -> Non
     assert FeatureBuilder(padded, FeatureConfig()).tokenize(sentences) == [DOGS_BARK_LOUDLY, IT_RAINS]
 
 
+def test_padding_a_call_of_the_tokenizer_switches_on_later_is_ignored_and_left_to_it(tokenizer) -> None:
+    plain = copy.deepcopy(tokenizer)
+    plain.backend_tokenizer.no_padding()
+    plain.backend_tokenizer.no_truncation()
+    builder = FeatureBuilder(plain, FeatureConfig())
+    sentences = ["Dogs bark loudly.", "It rains."]
+    plain(sentences, padding="max_length", max_length=20, truncation=True)  # leaves its backend padding
+    assert plain.backend_tokenizer.padding is not None
+    assert builder.tokenize(sentences) == [DOGS_BARK_LOUDLY, IT_RAINS]
+    assert plain.backend_tokenizer.padding is not None  # the tokenizer's own settings are its own
+
+
 def test_encoder_without_token_types_gets_none(tiny_distilbert_dir) -> None:
     tokenizer = load_tokenizer(tiny_distilbert_dir)
     assert "token_type_ids" not in tokenizer.model_input_names

