@@ -140,7 +140,9 @@ class OnnxModel:
         tokenizer_dir = base_encoder_dir(config.base_encoder) if config.base_encoder else directory
         # Read while ONNX Runtime builds the session (both outside the GIL): a 250,000-piece
         # vocabulary takes as long as a small model's session.
-        reading = ThreadPoolExecutor(1).submit(Tokenizer.from_file, str(tokenizer_dir / TOKENIZER_FILE))
+        pool = ThreadPoolExecutor(1)
+        reading = pool.submit(Tokenizer.from_file, str(tokenizer_dir / TOKENIZER_FILE))
+        pool.shutdown(wait=False)  # its one thread ends with the read, not with the process
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.log_severity_level = 3  # errors only: its warnings are not the user's business
