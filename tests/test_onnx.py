@@ -21,7 +21,15 @@ from summarizer.resources import BUILTIN_MODELS, builtin_model_dir
 from summarizer.runtime import precision
 from summarizer.runtime.backends import GRAPH_FILE, INT8_GRAPH_FILE, resolve_backend
 from summarizer.runtime.onnx_export import export_graph
-from summarizer.runtime.onnx_model import OnnxModel, _calls, header_digest, quantize, read_header
+from summarizer.runtime.onnx_model import (
+    WORD_TABLE,
+    OnnxModel,
+    _calls,
+    header_digest,
+    quantize,
+    read_header,
+    weight_files,
+)
 
 TEXTS = [
     "The city council met on Monday to discuss the budget. Members argued for hours about school funding. "
@@ -173,6 +181,7 @@ def test_each_builtin_model_ships_both_graphs_written_for_its_own_weights(name: 
         graph = onnx.load(str(directory / file), load_external_data=False)
         recorded = {prop.key: prop.value for prop in graph.metadata_props}
         assert recorded[f"{WEIGHTS_FILE}.header"] == header_digest(header), file
+        assert WORD_TABLE in recorded, file  # the word-embedding matrix read where it is stored
 
 
 @pytest.mark.parametrize(
@@ -384,6 +393,51 @@ def test_the_encoder_attention_is_one_fused_kernel_per_layer(graph_dir: Path) ->
         graph = onnx.load(str(graph_dir / name), load_external_data=False)
         fused = [n for n in graph.graph.node if n.op_type == "MultiHeadAttention" and n.domain == "com.microsoft"]
         assert len(fused) == layers
+
+
+def test_the_word_table_is_read_where_it_is_stored_and_graphs_holding_it_still_run(
+    graph_dir: Path, tmp_path: Path
+) -> None:
+    """Both graphs take the encoder's word-embedding matrix as an input, given as a view of the
+    mapped weights file (ONNX Runtime holds no copy of it: multilingual-e5-small's is 384 MB);
+    a graph that holds it as an initializer (as written by earlier releases) scores the same."""
+    import onnx
+
+    texts = [TEXTS[0], TEXTS[2]]
+    words = BertSumModel.from_pretrained(graph_dir).encoder.get_input_embeddings().weight.detach().numpy()
+    expected = {}
+    for kind in ("fp32", "int8"):
+        model = Summarizer.from_pretrained(graph_dir, precision=kind, backend="onnx")
+        assert isinstance(model.model, OnnxModel) and WORD_TABLE not in model.model.input_names
+        table = model.model.given[WORD_TABLE]
+        assert table.dtype == np.float32 and np.array_equal(table, words)
+        assert any(np.shares_memory(table, mapped) for mapped in model.model._weights)
+        expected[kind] = _scores(model, texts)
+    earlier = tmp_path / "model"
+    shutil.copytree(graph_dir, earlier)
+    files = weight_files(earlier, None)
+    for name in (GRAPH_FILE, INT8_GRAPH_FILE):
+        graph = onnx.load(str(earlier / name), load_external_data=False)
+        props = {prop.key: prop.value for prop in graph.metadata_props}
+        location, tensor_name = json.loads(props.pop(WORD_TABLE))
+        _, tensors, begin = read_header(files[location])
+        start, end = tensors[tensor_name]["data_offsets"]
+        stored = onnx.TensorProto(name="word_embeddings", data_type=onnx.TensorProto.FLOAT)
+        stored.dims.extend(tensors[tensor_name]["shape"])
+        for key, value in (("location", location), ("offset", str(begin + start)), ("length", str(end - start))):
+            stored.external_data.add(key=key, value=value)
+        stored.data_location = onnx.TensorProto.EXTERNAL
+        graph.graph.initializer.append(stored)
+        for node in graph.graph.node:
+            node.input[:] = ["word_embeddings" if x == WORD_TABLE else x for x in node.input]
+        graph.graph.input.remove(next(i for i in graph.graph.input if i.name == WORD_TABLE))
+        del graph.metadata_props[:]
+        onnx.helper.set_model_props(graph, props)
+        (earlier / name).write_bytes(graph.SerializeToString())
+    for kind in ("fp32", "int8"):
+        model = Summarizer.from_pretrained(earlier, precision=kind, backend="onnx")
+        assert isinstance(model.model, OnnxModel) and not model.model.given
+        _assert_same(_scores(model, texts), expected[kind], tolerance=1e-6)
 
 
 def test_attention_the_fused_kernel_does_not_compute_is_traced_eagerly(

@@ -40,6 +40,7 @@ from summarizer.runtime.onnx_model import (
     INT8_SOURCES,
     OUTPUT,
     SPECIAL_TOKENS,
+    WORD_TABLE,
     OnnxModel,
     header_digest,
     int8_layout,
@@ -184,6 +185,7 @@ def _export(model: BertSumModel, tokenizer, directory: Path) -> Path:
     base_encoder = read_settings(directory).base_encoder
     digests, sources = _point_into(graph, weight_files(directory, base_encoder), buffers)
     special = dict(zip(SPECIAL_TOKENS, map(str, [builder.cls_id, builder.sep_id, pad])))
+    special.update(_word_table_outside(graph, sources))
     quantized, used = _int8_graph(graph, sources)
     onnx.helper.set_model_props(graph, {**special, **digests})
     onnx.helper.set_model_props(quantized, {**special, **digests, INT8_SOURCES: json.dumps(used)})
@@ -294,6 +296,32 @@ def _point_into(
         del node.metadata_props[:]
     del graph.graph.value_info[:]
     return digests, sources
+
+
+def _word_table_outside(graph: onnx.ModelProto, sources: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """Make the encoder's word-embedding matrix, where it is stored in float32 and only looked
+    up, the graph's input `WORD_TABLE` instead of an initializer: ONNX Runtime then holds no
+    copy of it (multilingual-e5-small's is 384 MB of its 470), and the runtime passes the
+    stored matrix as it is mapped from its file, of which a call reads only the rows of its
+    tokens. Returns the metadata naming where it is stored (`WORD_TABLE`: [file, tensor]), or
+    nothing where the graph reads the matrix otherwise (another type, or not only by lookup)."""
+    initializers = {tensor.name: tensor for tensor in graph.graph.initializer}
+    for tensor in graph.graph.initializer:
+        if not tensor.name.endswith("embeddings.word_embeddings.weight") or tensor.name not in sources:
+            continue
+        readers = [node for node in graph.graph.node if tensor.name in node.input]
+        if tensor.data_type != onnx.TensorProto.FLOAT or any(
+            node.op_type != "Gather" or list(node.input).index(tensor.name) != 0 for node in readers
+        ):
+            return {}
+        for node in readers:
+            node.input[0] = WORD_TABLE
+        graph.graph.input.append(
+            onnx.helper.make_tensor_value_info(WORD_TABLE, onnx.TensorProto.FLOAT, list(tensor.dims))
+        )
+        graph.graph.initializer.remove(initializers[tensor.name])
+        return {WORD_TABLE: json.dumps(sources.pop(tensor.name))}
+    return {}
 
 
 def _read_from(tensor: onnx.TensorProto, location: str, entry: dict, begin: int) -> None:

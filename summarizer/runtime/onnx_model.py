@@ -17,6 +17,11 @@ scale per output column). It stores no int8 weights either: its metadata lists t
 come from, and as the graph loads they are quantized from the safetensors files into memory
 (`quantize`), laid out as its external data `int8` expects (`int8_layout`).
 
+Where the encoder's word-embedding matrix is stored in float32, the graph takes it as its input
+`word_table` (its metadata names the file and tensor) rather than as an initializer: it is passed
+as mapped from its file, so ONNX Runtime holds no copy of it and a call reads only the rows of
+its tokens (multilingual-e5-small's 250,037 rows are 384 MB, more than the rest of the model).
+
 The tokenizer is the directory's (or the packaged encoder's) `tokenizer.json`, read with
 `tokenizers`.
 
@@ -57,6 +62,7 @@ SPECIAL_TOKENS = ("cls_token_id", "sep_token_id", "pad_token_id")
 MAX_WINDOWS_PER_CALL = 8
 INT8_FILE = "int8"  # how the int8 graph names the quantized weights it is given in memory
 INT8_SOURCES = "int8.sources"  # its metadata: [[file, tensor], ...], each stored as [out, in]
+WORD_TABLE = "word_table"  # the input (and metadata: [file, tensor]) of a word-embedding matrix passed in
 _ALIGN = 64
 _SAFETENSORS_FLOATS = {"F32": np.float32, "F16": np.float16}
 
@@ -102,11 +108,13 @@ class OnnxModel:
         config: ModelSettings,
         tokenizer: GraphTokenizer,
         weights: Sequence[np.ndarray],
+        given: Mapping[str, np.ndarray] | None = None,
     ) -> None:
         self.session = session
         self.config = config
         self.tokenizer = tokenizer
-        self.input_names = [i.name for i in session.get_inputs()]
+        self.given = dict(given or {})  # inputs every call passes as they are (`WORD_TABLE`)
+        self.input_names = [i.name for i in session.get_inputs() if i.name not in self.given]
         self._weights = weights  # ONNX Runtime reads them from this memory: kept while the session lives
 
     @classmethod
@@ -156,18 +164,22 @@ class OnnxModel:
         if outputs != [OUTPUT] or not all(metadata.get(name, "").isdigit() for name in SPECIAL_TOKENS):
             raise InputError(f"{path}: not a bertsum graph (no {OUTPUT!r} output or no special token ids)")
         for name, weights in files.items():  # the tensors sit where they sat when the graph was written
-            if metadata.get(f"{name}.header") != header_digest((headers.get(name) or read_header(weights))[0]):
+            headers[name] = headers.get(name) or read_header(weights)
+            if metadata.get(f"{name}.header") != header_digest(headers[name][0]):
                 raise InputError(f"{path}: written for other weights than {weights}: {add_graph_hint(directory)}")
+        given = {}
+        if any(i.name == WORD_TABLE for i in session.get_inputs()):
+            given[WORD_TABLE] = _word_table(metadata.get(WORD_TABLE, ""), dict(zip(names, contents)), headers, path)
         try:
             backend = reading.result()
         except Exception as error:  # missing or damaged: tokenizers raises its own Exception
             raise InputError(
                 f"{tokenizer_dir / TOKENIZER_FILE}: cannot read the tokenizer: {first_line(error)}"
             ) from None
-        inputs = [i.name for i in session.get_inputs()]
+        inputs = [i.name for i in session.get_inputs() if i.name not in given]
         cls_id, sep_id, pad_id = (int(metadata[name]) for name in SPECIAL_TOKENS)
         tokenizer = GraphTokenizer(backend, cls_id, sep_id, pad_id, model_input_names=inputs)
-        return cls(session, config, tokenizer, contents)
+        return cls(session, config, tokenizer, contents, given)
 
     def score_rows(
         self, rows: Sequence[Mapping[str, Any]], pad_token_id: int, max_windows_per_pass: int | None = None
@@ -183,10 +195,31 @@ class OnnxModel:
         for start, end in _calls([len(rows[i]["input_ids"]) for i in order], MAX_WINDOWS_PER_CALL):
             call = order[start:end]
             arrays = collate_arrays([rows[i] for i in call], pad_token_id, token_slots="token_slot" in self.input_names)
-            (probabilities,) = self.session.run([OUTPUT], {name: arrays[name] for name in self.input_names})
+            feed = {name: arrays[name] for name in self.input_names}
+            (probabilities,) = self.session.run([OUTPUT], {**feed, **self.given})
             for place, i in enumerate(call):
                 scores[i] = probabilities[place, : len(rows[i]["sentence_indices"])].tolist()
         return scores
+
+
+def _word_table(
+    source: str,
+    contents: Mapping[str, np.ndarray],
+    headers: Mapping[str, tuple[bytes, dict[str, Any], int]],
+    path: Path,
+) -> np.ndarray:
+    """The float32 matrix the graph's `WORD_TABLE` metadata (`source`: [file, tensor]) names, as
+    a view of the mapped file (no copy: a call's lookups read only its rows)."""
+    try:
+        location, name = json.loads(source)
+        _, tensors, begin = headers[location]
+        entry = tensors[name]
+        start, end = entry["data_offsets"]
+        if entry["dtype"] != "F32":
+            raise ValueError(name)
+        return contents[location][begin + start : begin + end].view(np.float32).reshape(entry["shape"])
+    except (ValueError, TypeError, KeyError):
+        raise InputError(f"{path}: not a bertsum graph (its {WORD_TABLE} names no float32 tensor)") from None
 
 
 def int8_layout(shapes: Sequence[tuple[int, int]]) -> tuple[list[tuple[int, int]], int]:
