@@ -304,9 +304,19 @@ def test_evaluate_command_reports_languages_and_language_sets_rows_without_one(m
 def test_the_multilingual_recipe_declares_its_languages():
     from summarizer.training.settings import load_config
 
-    config = load_config(Path(__file__).resolve().parents[1] / "configs" / "multilingual.yaml")
+    configs = Path(__file__).resolve().parents[1] / "configs"
+    config = load_config(configs / "multilingual.yaml")
     assert config.model.bertsum_config().languages == ["fr", "de", "en"]
     assert config.model.language == "french"
+    # The second stage goes on from the first with articles the first did not read.
+    stage = load_config(configs / "multilingual-stage2.yaml")
+    assert stage.model.init_from == "multilingual" and stage.data.skip_train == config.data.limit_train
+    assert set(stage.model.bertsum_config().languages) == set(config.model.bertsum_config().languages)
+    first = {(m.data, m.split) for m in config.data.mix}
+    assert not first & {(m.data, m.split) for m in stage.data.mix if "cnndm" in m.data}
+    english = [m.split for m in config.data.mix + stage.data.mix if "cnndm" in m.data]
+    ranges = sorted(tuple(int(n or 0) for n in split.split(":")) for split in english)
+    assert all(end <= start for (_, end), (start, _) in zip(ranges, ranges[1:]))  # no article twice
 
 
 def _e5_installed() -> bool:
