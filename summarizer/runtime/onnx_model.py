@@ -146,8 +146,8 @@ class OnnxModel:
             headers = {name: read_header(weights) for name, weights in files.items()}
             contents.append(quantize(dict(zip(files, contents)), headers, sources, weight_bits, path))
         tokenizer_dir = base_encoder_dir(config.base_encoder) if config.base_encoder else directory
-        # Read while ONNX Runtime builds the session (both outside the GIL): a 250,000-piece
-        # vocabulary takes as long as a small model's session.
+        # Read while ONNX Runtime builds the session (which releases the GIL; reading the
+        # tokenizer holds it): a 250,000-piece vocabulary takes longer than that session.
         pool = ThreadPoolExecutor(1)
         reading = pool.submit(Tokenizer.from_file, str(tokenizer_dir / TOKENIZER_FILE))
         pool.shutdown(wait=False)  # its one thread ends with the read, not with the process
