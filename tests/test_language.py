@@ -310,7 +310,7 @@ def test_the_multilingual_recipe_declares_its_languages():
     assert config.model.language == "french"
     # The second stage goes on from the first with articles the first did not read.
     stage = load_config(configs / "multilingual-stage2.yaml")
-    assert stage.model.init_from == "multilingual" and stage.data.skip_train == config.data.limit_train
+    assert Path(stage.model.init_from) == config.export_dir and stage.data.skip_train == config.data.limit_train
     assert set(stage.model.bertsum_config().languages) == set(config.model.bertsum_config().languages)
     first = {(m.data, m.split) for m in config.data.mix}
     assert not first & {(m.data, m.split) for m in stage.data.mix if "cnndm" in m.data}
