@@ -305,7 +305,6 @@ def _word_table_outside(graph: onnx.ModelProto, sources: dict[str, tuple[str, st
     stored matrix as it is mapped from its file, of which a call reads only the rows of its
     tokens. Returns the metadata naming where it is stored (`WORD_TABLE`: [file, tensor]), or
     nothing where the graph reads the matrix otherwise (another type, or not only by lookup)."""
-    initializers = {tensor.name: tensor for tensor in graph.graph.initializer}
     for tensor in graph.graph.initializer:
         if not tensor.name.endswith("embeddings.word_embeddings.weight") or tensor.name not in sources:
             continue
@@ -319,8 +318,9 @@ def _word_table_outside(graph: onnx.ModelProto, sources: dict[str, tuple[str, st
         graph.graph.input.append(
             onnx.helper.make_tensor_value_info(WORD_TABLE, onnx.TensorProto.FLOAT, list(tensor.dims))
         )
-        graph.graph.initializer.remove(initializers[tensor.name])
-        return {WORD_TABLE: json.dumps(sources.pop(tensor.name))}
+        source = sources.pop(tensor.name)
+        graph.graph.initializer.remove(tensor)  # the loop ends here
+        return {WORD_TABLE: json.dumps(source)}
     return {}
 
 

@@ -212,14 +212,12 @@ def _word_table(
     a view of the mapped file (no copy: a call's lookups read only its rows)."""
     try:
         location, name = json.loads(source)
-        _, tensors, begin = headers[location]
-        entry = tensors[name]
-        start, end = entry["data_offsets"]
-        if entry["dtype"] != "F32":
-            raise ValueError(name)
-        return contents[location][begin + start : begin + end].view(np.float32).reshape(entry["shape"])
+        table = _tensor(contents.get(location), headers[location], name, {"F32": np.float32})
     except (ValueError, TypeError, KeyError):
-        raise InputError(f"{path}: not a bertsum graph (its {WORD_TABLE} names no float32 tensor)") from None
+        table = None
+    if table is None:
+        raise InputError(f"{path}: not a bertsum graph (its {WORD_TABLE} names no float32 tensor)")
+    return table
 
 
 def int8_layout(shapes: Sequence[tuple[int, int]]) -> tuple[list[tuple[int, int]], int]:
