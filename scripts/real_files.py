@@ -152,6 +152,7 @@ def main() -> int:
     summarizer = Summarizer.from_pretrained(args.model, precision="fp32")  # the figures in docs were measured in fp32
     counts = {"whole": 0, "fragment": 0, "markup": 0}
     by_format: dict[str, Counter[str]] = {}
+    refused: dict[str, list[str]] = {}
     apparatus = paragraphs = leads = 0
     places: list[float] = []
     for path in files:
@@ -160,7 +161,12 @@ def main() -> int:
         except InputError as error:
             print(f"{error}", file=sys.stderr)
             continue
-        summary = summarizer.summarize(document, k=args.k)
+        try:
+            summary = summarizer.summarize(document, k=args.k)
+        except InputError as error:  # a language the model does not read: refused in one line
+            print(f"== {path}: refused: {error}")
+            refused.setdefault(format_of(path), []).append(path.name)
+            continue
         notes = [paragraph for paragraph in document.paragraphs if _APPARATUS.match(paragraph)]
         apparatus, paragraphs = apparatus + len(notes), paragraphs + len(document.paragraphs)
         leads += 0 in summary.indices
@@ -183,6 +189,8 @@ def main() -> int:
     for format, judged in sorted(by_format.items()):
         total = sum(judged.values())
         print(f"  {format}: {judged['whole']} of {total} whole ({100 * judged['whole'] / total:.1f}%)")
+    for format, names in sorted(refused.items()):
+        print(f"  {format}: {len(names)} refused ({', '.join(names)})")
     return 0
 
 

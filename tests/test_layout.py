@@ -209,6 +209,25 @@ def test_a_line_left_open_goes_on_in_lower_case_even_in_a_short_file():
     ]
 
 
+def test_a_long_list_item_wrapped_in_a_short_file_goes_on_in_its_next_line():
+    # Too few lines to measure a wrap width; the item's line ends no sentence, the next begins
+    # with a name: one item, not a fragment and a sentence without its start.
+    text = (
+        "* Offer valid from 8 March to 8 April 2017, in all of the shops of\n"
+        "Carlance, and not with any other offer.\n\n"
+        "- apples\n- pears\nThese are fruit.\n\n"
+        "* Read the notes on each of the options below before you start:\nThe first option.\n"
+    )
+    assert paragraphs(text) == [
+        "Offer valid from 8 March to 8 April 2017, in all of the shops of Carlance, and not with any other offer.",
+        "apples",
+        "pears",
+        "These are fruit.",
+        "Read the notes on each of the options below before you start:",
+        "The first option.",
+    ]
+
+
 def test_indented_code_and_list_items_are_not_joined_to_prose():
     text = (
         textwrap.fill(PROSE[0], 90)

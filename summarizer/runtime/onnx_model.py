@@ -116,6 +116,10 @@ class OnnxModel:
         self.given = dict(given or {})  # inputs every call passes as they are (`WORD_TABLE`)
         self.input_names = [i.name for i in session.get_inputs() if i.name not in self.given]
         self._weights = weights  # ONNX Runtime reads them from this memory: kept while the session lives
+        # A call of more than MAX_WINDOWS_PER_CALL windows (a long document's section) hands the
+        # memory it took back when it ends, so that the next one does not add to it.
+        self._give_back = onnxruntime.RunOptions()
+        self._give_back.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
 
     @classmethod
     def from_pretrained(
@@ -154,6 +158,9 @@ class OnnxModel:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.log_severity_level = 3  # errors only: its warnings are not the user's business
+        # No memory plan kept per input shape: each is a block of its own, and the shapes of a
+        # long document's calls are many (docs/benchmarks.md, a book).
+        options.enable_mem_pattern = False
         options.add_external_initializers_from_files_in_memory(names, contents, [len(c) for c in contents])
         try:
             session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
@@ -196,7 +203,8 @@ class OnnxModel:
             call = order[start:end]
             arrays = collate_arrays([rows[i] for i in call], pad_token_id, token_slots="token_slot" in self.input_names)
             feed = {name: arrays[name] for name in self.input_names}
-            (probabilities,) = self.session.run([OUTPUT], {**feed, **self.given})
+            large = sum(len(rows[i]["input_ids"]) for i in call) > MAX_WINDOWS_PER_CALL
+            (probabilities,) = self.session.run([OUTPUT], {**feed, **self.given}, self._give_back if large else None)
             for place, i in enumerate(call):
                 scores[i] = probabilities[place, : len(rows[i]["sentence_indices"])].tolist()
         return scores

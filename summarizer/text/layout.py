@@ -445,7 +445,23 @@ def _soft(line: str, following: str, width: int | None, full: bool, alone: bool 
         return True
     if not indented and not heading and _OPEN_ENDED.search(line) and _GOES_ON.match(body):
         return True  # "...a specific version of an" / "S3 object.": no sentence or heading ends so
+    if item and not indented and _wrapped_item(line[item.end() :], body):
+        return True  # "* Offer valid from March 8 in all our" / "Paris shops, not with other offers."
     return not indented and full
+
+
+def _wrapped_item(item: str, following: str) -> bool:
+    """Whether a list item's line (`item`, its bullet left out) goes on in the `following` line
+    that begins in capitals, as a long item wrapped in a file too short to show its wrap width
+    does: it holds at least `MIN_PROSE_WORDS` words and ends no sentence, nor with a colon, and
+    the following line is no heading in capitals."""
+    words = item.split()
+    return (
+        len(words) >= MIN_PROSE_WORDS
+        and SENTENCE_END.search(item) is None
+        and not item.rstrip().endswith(":")
+        and not _in_capitals(following)
+    )
 
 
 def _reads_as_prose(text: str) -> bool:
