@@ -199,11 +199,12 @@ class OnnxModel:
         longest = [max(map(len, row["input_ids"]), default=0) for row in rows]
         order = by_length(range(len(rows)), longest, longest_first=True)
         scores: list[list[float]] = [[] for _ in rows]
-        for start, end in _calls([len(rows[i]["input_ids"]) for i in order], MAX_WINDOWS_PER_CALL):
+        windows = [len(rows[i]["input_ids"]) for i in order]
+        for start, end in _calls(windows, MAX_WINDOWS_PER_CALL):
             call = order[start:end]
             arrays = collate_arrays([rows[i] for i in call], pad_token_id, token_slots="token_slot" in self.input_names)
             feed = {name: arrays[name] for name in self.input_names}
-            large = sum(len(rows[i]["input_ids"]) for i in call) > MAX_WINDOWS_PER_CALL
+            large = sum(windows[start:end]) > MAX_WINDOWS_PER_CALL
             (probabilities,) = self.session.run([OUTPUT], {**feed, **self.given}, self._give_back if large else None)
             for place, i in enumerate(call):
                 scores[i] = probabilities[place, : len(rows[i]["sentence_indices"])].tolist()

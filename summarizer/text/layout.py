@@ -453,15 +453,10 @@ def _soft(line: str, following: str, width: int | None, full: bool, alone: bool 
 def _wrapped_item(item: str, following: str) -> bool:
     """Whether a list item's line (`item`, its bullet left out) goes on in the `following` line
     that begins in capitals, as a long item wrapped in a file too short to show its wrap width
-    does: it holds at least `MIN_PROSE_WORDS` words and ends no sentence, nor with a colon, and
-    the following line is no heading in capitals."""
-    words = item.split()
-    return (
-        len(words) >= MIN_PROSE_WORDS
-        and SENTENCE_END.search(item) is None
-        and not item.rstrip().endswith(":")
-        and not _in_capitals(following)
-    )
+    does: it holds at least `MIN_PROSE_WORDS` words and ends neither a sentence nor a clause
+    (`SENTENCE_END`: a colon introduces what follows), and the following line is no heading in
+    capitals. Lines come without trailing white space (`_lines`)."""
+    return len(item.split()) >= MIN_PROSE_WORDS and SENTENCE_END.search(item) is None and not _in_capitals(following)
 
 
 def _reads_as_prose(text: str) -> bool:
