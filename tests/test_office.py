@@ -304,6 +304,27 @@ def test_rtf_bytes_read_by_their_code_page_unicode_escapes_and_raw_bytes():
     assert Document.from_text(unicode, "rtf").paragraphs == ("Café naï — “quoted” and \U0001f600.",)
     raw = b"{\\rtf1\\ansi\\ansicpg1252 The caf\xe9 said \x93yes\x94.\\par}"  # 8-bit bytes, as some writers leave them
     assert Document.from_text(raw, "rtf").paragraphs == ("The café said “yes”.",)
+    # A Mac's code page, as TextEdit and GNUstep's readme files name it, or as `\mac` implies it.
+    mac = rb"{\rtf1\ansi\ansicpg10000\cocoartf102 User time is spent on a user\'d5s programs.\par}"
+    assert Document.from_text(mac, "rtf").paragraphs == ("User time is spent on a user’s programs.",)
+    assert Document.from_text(rb"{\rtf1\mac Caf\'8e au lait.\par}", "rtf").paragraphs == ("Café au lait.",)
+
+
+@needs_striprtf
+def test_a_centred_rtf_paragraph_in_a_title_s_font_size_is_a_title():
+    # As TextEdit saves a readme: no styles, the title centred and larger than the text.
+    readme = (
+        rb"{\rtf1\mac\ansicpg10000\cocoartf100{\fonttbl\f0\fswiss\fcharset77 Helvetica;}"
+        b"\n\\pard\\qc\n\n\\f0\\fs36 \\cf0 README for Fortunate v3.0, a front-end to BSD fortune.\\\n"
+        b"\\pard\\ql\\qnatural\n\n\\fs24 \\cf0 Fortunate shows a fortune each time a user logs in.\\\n"
+        b"\\qc A centred line in the text's size is text.\\\n"
+        b"\\ql\\fs40 A large line that is not centred is text as well.\\\n}"
+    )
+    assert rtf_read(readme) == (
+        "Fortunate shows a fortune each time a user logs in.",
+        "A centred line in the text's size is text.",
+        "A large line that is not centred is text as well.",
+    )
 
 
 def rtf_read(data: bytes) -> tuple[str, ...]:

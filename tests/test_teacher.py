@@ -14,7 +14,7 @@ from summarizer.pipeline import Summarizer
 from summarizer.training import teacher as teacher_module
 from summarizer.training.data import Example, LoadedData
 from summarizer.training.settings import load_config
-from summarizer.training.teacher import teacher_precision, teacher_scores
+from summarizer.training.teacher import teacher_runtime, teacher_scores
 from summarizer.training.train import build_datamodule
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -69,7 +69,9 @@ def test_teacher_scores_every_sentence_as_summarize_does_and_caches_them(
     tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     scores = teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)
-    summarizer = Summarizer.from_pretrained(tiny_model_dir, precision=teacher_precision(), backend="torch")
+    summarizer = Summarizer.from_pretrained(
+        tiny_model_dir, precision=teacher_runtime()[1], backend=teacher_runtime()[0]
+    )
     expected = [
         s.sentence_scores
         for s in summarizer.summarize_batch([summarizer.sentences(DOCUMENTS[0].text), DOCUMENTS[1].sentences])
@@ -179,7 +181,7 @@ def test_scores_of_another_precision_or_an_unreadable_part_are_scored_again(
     original = Summarizer.from_pretrained
     monkeypatch.setattr(teacher_module.Summarizer, "from_pretrained", _no_model)
     monkeypatch.setattr(
-        teacher_module, "teacher_precision", lambda: "fp32" if teacher_precision() != "fp32" else "bf16"
+        teacher_module, "teacher_runtime", lambda: ("torch", "fp32" if teacher_runtime()[1] != "fp32" else "bf16")
     )
     with pytest.raises(AssertionError, match="scored again"):  # bf16 and fp32 scores differ
         teacher_scores(_data(), str(tiny_model_dir), cache_dir=tmp_path)

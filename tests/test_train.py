@@ -31,7 +31,7 @@ from summarizer.training import train as train_module
 from summarizer.training.data import load_documents
 from summarizer.training.evaluate import evaluate
 from summarizer.training.settings import ConfigError, TrainConfig, load_config
-from summarizer.training.teacher import teacher_precision
+from summarizer.training.teacher import teacher_runtime
 from summarizer.training.train import AveragedWeights, TrainResult, build_trainer, export_model, main, report, train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -577,7 +577,7 @@ def test_auto_precision_takes_bf16_only_where_the_cpu_computes_it(
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset(flags.split()))  # /proc/cpuinfo's flags line
     assert train_module.auto_precision() == expected
-    assert teacher_precision() == ("bf16" if expected == "bf16-mixed" else "auto")  # the same test
+    assert teacher_runtime() == (("torch", "bf16") if expected == "bf16-mixed" else ("auto", "int8"))  # the same test
 
 
 def test_the_test_split_is_built_as_the_trained_model_reads_documents(

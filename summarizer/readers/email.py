@@ -32,6 +32,12 @@ from summarizer.text.layout import is_headline
 MAX_HEADER_BYTES = 1_000_000  # a message's headers, at most
 MAX_SIGNATURE_LINES = 10  # a block after "-- " longer than this is no signature
 MAX_FOOTER_LINES = 20  # the lines of text after a newsletter's last rule (its footer), at most
+MIN_HEADLINE_RUN = 3  # lines of an advertisement's list of features, one of them a headline
+LAST_NOTICES = 3  # the paragraphs at a message's end read for a notice of how to stop the mail
+_OPT_OUT = re.compile(
+    r"\bunsubscribe\b|\bopt[- ]out\b|\b(?:receive|get)\b[^.!?]{0,30}\b(?:e-?mails?|mail|messages|newsletters?)\b",
+    re.IGNORECASE,
+)
 _SIGNATURE = re.compile(r"(?m)^-- ?$")
 _ORIGINAL = re.compile(r"(?mi)^[ \t]*-{2,}[ \t]*(?:original message|forwarded message)[ \t]*-{2,}[ \t]*$")
 _RULE = re.compile(r"(?m)^_{20,}[ \t]*$")  # Outlook's line over a quoted reply
@@ -159,14 +165,40 @@ def html_body(html: str) -> str:
 
 def email_paragraphs(data: bytes) -> list[str | LeftOut]:
     """The body of an e-mail message, read as plain text or as a web page is, less its
-    headlines (`is_headline`: a newsletter's or an advertisement's, which may end as sentences do)."""
+    headlines (`is_headline`: a newsletter's or an advertisement's, which may end as sentences do)
+    and its last lines' notice of how to stop the mail."""
     format, body = email_body(data)
     if not body.strip():
         return []
     paragraphs, notes = (html.READER if format == "html" else text.READER).paragraphs(body)
     if format == "text":
         paragraphs = [_without_addresses(p) for p in paragraphs if not _is_link(p)]
-    return [*(p for p in paragraphs if not is_headline(p)), *(LeftOut(note) for note in notes)]
+    return [*_without_opt_out(_without_headlines(paragraphs)), *(LeftOut(note) for note in notes)]
+
+
+def _without_opt_out(paragraphs: list[str]) -> list[str]:
+    """`paragraphs` less the notices among their last `LAST_NOTICES` that say how to stop the
+    mail ("If you do not want to receive any further mail click here.", "Unsubscribe"), a
+    footer no rule or copyright notice marks."""
+    last = [i for i, p in enumerate(paragraphs) if p.strip()][-LAST_NOTICES:]
+    return [p for i, p in enumerate(paragraphs) if not (i in last and _OPT_OUT.search(p))]
+
+
+def _without_headlines(paragraphs: list[str]) -> list[str]:
+    """`paragraphs` less their headlines, and less the lines in title case but for one word
+    inside a run of `MIN_HEADLINE_RUN` such lines or headlines: an advertisement's list of features
+    ("With 120+ Aircraft to Master", "20,000+ Real Airports With changeable Weather", ...) reads as
+    its headlines do, where a news sentence full of names beside one headline stays."""
+    headline = [is_headline(p) for p in paragraphs]
+    near = [alone or is_headline(p, 1) for p, alone in zip(paragraphs, headline)]
+    listed = [False] * len(paragraphs)
+    start = 0
+    for end in range(len(paragraphs) + 1):
+        if end == len(paragraphs) or not near[end]:
+            if end - start >= MIN_HEADLINE_RUN and any(headline[start:end]):
+                listed[start:end] = [True] * (end - start)
+            start = end + 1
+    return [p for p, alone, in_list in zip(paragraphs, headline, listed) if not (alone or in_list)]
 
 
 def _without_addresses(paragraph: str) -> str:

@@ -2,7 +2,8 @@
 
 A pass over the RTF's groups here leaves out what is not the body's running text, and striprtf
 (`rtf_to_text`) decodes what is left: `\\'hh` bytes by the document's code page (`\\ansicpg`)
-or their font's character set, `\\u` characters, quotes and dashes. Raw 8-bit bytes are read
+or their font's character set (a Mac code page, `\\ansicpg10000` or `\\mac`, by Python's
+codec of that name), `\\u` characters, quotes and dashes. Raw 8-bit bytes are read
 as `\\'hh` bytes are; a `\\u` character out of range is a replacement character. striprtf is
 given a font table rebuilt from each font's number and character set (its scan of a font table
 is slow on a long entry), and an escaped backslash (`\\\\`) as a mark, not as a backslash its
@@ -13,11 +14,12 @@ instructions (a field reads as its result: a link as its text), pictures, object
 text boxes, index and contents entries, bookmarks, the information, font, colour, list and
 style tables, a list item's number or bullet, tables (paragraphs marked as in a table, `\\intbl`),
 paragraphs of a heading, title, subtitle, caption, contents, index, bibliography, header or
-footer style (by the style sheet's names, a style's base style too) or with an outline level (a
-heading's), text a tracked change deleted and hidden text (`\\v`). A paragraph's table, style
-and outline level last, as RTF's paragraph properties do, until `\\pard` or the end of the
-group that set them. `\\par`, a section break and a page break end a paragraph; a line break
-(`\\line`) or a tab inside one is a space. A References or Bibliography section is no running
+footer style (by the style sheet's names, a style's base style too), with an outline level (a
+heading's) or centred in a title's font size (`TITLE_SIZE`), text a tracked change deleted and
+hidden text (`\\v`). A paragraph's table, style, outline level and alignment last, as RTF's
+paragraph properties do, until `\\pard` or the end of the group that set them. `\\par`, a
+section break and a page break end a paragraph; a line break (`\\line`) or a tab inside one is a
+space. A References or Bibliography section is no running
 text (`summarizer.text.apparatus`), and paragraphs that are the lines of hard-wrapped text (a
 licence saved a line a paragraph) are joined as plain text's lines are
 (`summarizer.text.layout.rejoined`).
@@ -25,6 +27,7 @@ licence saved a line a paragraph) are joined as plain text's lines are
 
 from __future__ import annotations
 
+import codecs
 import re
 
 from summarizer.errors import UnreadableDocument, first_line
@@ -64,6 +67,28 @@ _OUTLINE = re.compile(r"\\outlinelevel[0-8]\b")
 _CONTROL = re.compile(r"\\'[0-9a-fA-F]{2}|\\[a-zA-Z]+-?\d* ?|\\.|\{[^{}]*\}")
 _BULLET = re.compile(r"^\u2022\s+")
 _LEVELS = frozenset("012345678")  # a heading's outline levels (9 is body text)
+# A centred paragraph in a font of at least TITLE_SIZE half-points (16 pt; RTF's default is 12 pt)
+# is a title, as a word processor without styles (TextEdit) sets one.
+DEFAULT_SIZE = 24
+TITLE_SIZE = 32
+_OUTSIDE = (False, False, False, False, False, DEFAULT_SIZE)
+# Mac code pages by the number `\ansicpg` gives them (striprtf asks for "cp" and the number).
+MAC_CODE_PAGES = {
+    "cp10000": "mac_roman",
+    "cp10006": "mac_greek",
+    "cp10007": "mac_cyrillic",
+    "cp10029": "mac_latin2",
+    "cp10079": "mac_iceland",
+    "cp10081": "mac_turkish",
+}
+_MAC = re.compile(r"^\{\\rtf\d*\\mac\b")
+
+
+def _mac_code_page(name: str) -> codecs.CodecInfo | None:
+    return codecs.lookup(MAC_CODE_PAGES[name]) if name in MAC_CODE_PAGES else None
+
+
+codecs.register(_mac_code_page)
 
 
 def rtf_paragraphs(data: bytes) -> list[str]:
@@ -78,7 +103,7 @@ def rtf_paragraphs(data: bytes) -> list[str]:
         raise UnreadableDocument("not an RTF document (it does not start with {\\rtf)")
     body = _EIGHT_BIT.sub(lambda match: f"\\'{ord(match[0]):02x}", _body(rtf, _not_running_styles(rtf)))
     try:
-        text = rtf_to_text(body, errors="replace")
+        text = rtf_to_text(body, "mac_roman" if _MAC.match(rtf) else "cp1252", errors="replace")
     except Exception as error:  # striprtf meets input it was not written for
         raise UnreadableDocument(f"not a readable RTF document: {first_line(error)}") from None
     text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")  # `\u` surrogate pairs
@@ -99,9 +124,11 @@ def _body(rtf: str, not_running: set[str]) -> str:
     deleted and hidden text; the font table rebuilt; line breaks, escaped backslashes and the
     lines of table and heading paragraphs marked."""
     out: list[str] = []
-    # Whether the text here is deleted, hidden; and the paragraph in a table, a heading's.
-    deleted = hidden = table = heading = False
-    enclosing: list[tuple[bool, bool, bool, bool]] = []  # the same in the enclosing groups
+    # Whether the text here is deleted, hidden; and the paragraph in a table, a heading's, centred;
+    # the font size in half-points.
+    deleted = hidden = table = heading = centred = False
+    size = DEFAULT_SIZE
+    enclosing: list[tuple[bool, bool, bool, bool, bool, int]] = []  # the same in the enclosing groups
     skipping, whole = 0, False  # the depth of a group being left out (0: none); whether all of it
     fonts: dict[str, str] | None = None  # in the font table: its fonts' character sets, by number
     font = ""  # the number of the font table's entry being read
@@ -119,7 +146,7 @@ def _body(rtf: str, not_running: set[str]) -> str:
             opened = False
             continue
         if token == "{":
-            enclosing.append((deleted, hidden, table, heading))
+            enclosing.append((deleted, hidden, table, heading, centred, size))
             if not skipping:
                 out.append(token)
             opened = True
@@ -142,7 +169,7 @@ def _body(rtf: str, not_running: set[str]) -> str:
                 fonts = None
             elif not skipping:
                 out.append(token)
-            deleted, hidden, table, heading = enclosing.pop() if enclosing else (False, False, False, False)
+            deleted, hidden, table, heading, centred, size = enclosing.pop() if enclosing else _OUTSIDE
             continue
         if skipping:
             if fonts is not None and argument and argument.isdigit():
@@ -153,19 +180,24 @@ def _body(rtf: str, not_running: set[str]) -> str:
             continue
         if word == "plain":
             deleted = hidden = False
+            size = DEFAULT_SIZE
+        elif word == "fs" and argument:
+            size = int(argument)
+        elif word in ("qc", "ql", "qr", "qj", "qd", "qn"):
+            centred = word == "qc"
         elif word == "deleted":
             deleted = argument != "0"
         elif word == "v":
             hidden = argument != "0"
         elif word == "pard":
-            table = heading = False
+            table = heading = centred = False
         elif word == "intbl":
             table = True
         elif (word == "s" and argument in not_running) or (word == "outlinelevel" and argument in _LEVELS):
             heading = True
         elif (deleted or hidden) and (word is None or word in _WRITING):  # text, a byte, a symbol; \par, \tab...
             continue
-        out.append(_marked(token, word, argument, table, heading))
+        out.append(_marked(token, word, argument, table, heading or (centred and size >= TITLE_SIZE)))
     return "".join(out)
 
 

@@ -255,18 +255,25 @@ def is_heading(line: str) -> bool:
     )
 
 
-def is_headline(paragraph: str) -> bool:
+def is_headline(paragraph: str, lowercase: int = 0) -> bool:
     """Whether `paragraph` reads as a headline though it may end as a sentence does (a
     newsletter's or an advertisement's "20,000 Real Airports With Live Weather!"): it is in title
-    case, each word capitalized but English's short function words (`title_case`), with at least
-    `MIN_HEADLINE_WORDS` words of letters and at most `MAX_HEADLINE_WORDS`; or in capitals, two
-    words or more. Prose capitalizes
+    case, each word capitalized but English's short function words (`title_case`) and at most
+    `lowercase` others, with at least `MIN_HEADLINE_WORDS` words of letters (and `lowercase`
+    more) and at most `MAX_HEADLINE_WORDS`; or in capitals, two words or more. Prose capitalizes
     its first word and names, not each of its words (nor do German's nouns make it so)."""
     words = paragraph.split()
     lettered = [word for word in words if any(c.isalpha() for c in word)]
     if len(lettered) >= 2 and len(words) <= MAX_HEADLINE_WORDS and paragraph.isupper():
         return True  # in capitals: "NOW WHAT?"
-    return MIN_HEADLINE_WORDS <= len(lettered) and len(words) <= MAX_HEADLINE_WORDS and title_case(lettered)
+    if not MIN_HEADLINE_WORDS + lowercase <= len(lettered) or len(words) > MAX_HEADLINE_WORDS:
+        return False
+    if lowercase == 0:
+        return title_case(lettered)
+    others = [
+        word for i, word in enumerate(lettered) if not title_case([word]) and not (i > 0 and word in _SMALL_WORDS)
+    ]
+    return len(others) <= lowercase and title_case(lettered[:1])
 
 
 def title_case(words: list[str], code: bool = False, symbols: bool = False) -> bool:

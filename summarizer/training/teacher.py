@@ -1,7 +1,7 @@
 """Distillation targets: a trained model's sentence scores on the training documents.
 
 A teacher (`data.teacher`: a built-in model by name or a model directory) scores every sentence
-of every training document as `summarize` would, on the torch path. `preprocess` mixes those
+of every training document as `summarize` would. `preprocess` mixes those
 scores into the oracle labels (`data.teacher_weight`). Teacher inference costs more than the
 student's training, so each document's scores are cached, by its sentences and the teacher.
 """
@@ -22,6 +22,7 @@ from summarizer.modeling.settings import read_settings
 from summarizer.pipeline import Summarizer
 from summarizer.resources import cache_dir as bertsum_cache_dir
 from summarizer.resources import model_dir
+from summarizer.runtime.backends import resolve_backend
 from summarizer.runtime.precision import native_bf16_cpu
 from summarizer.text.sentences import split_sentences
 from summarizer.training.data import LoadedData
@@ -30,10 +31,13 @@ from summarizer.training.data import LoadedData
 TeacherScores = list[list[float]]
 
 
-def teacher_precision() -> str:
-    """bf16 where the CPU computes it natively (the base-size encoder runs fastest there), else
-    what `--precision auto` picks on torch."""
-    return "bf16" if native_bf16_cpu() else "auto"
+def teacher_runtime() -> tuple[str, str]:
+    """Backend and precision the teacher scores with: bf16 on torch where the CPU computes it
+    natively (the base-size encoder runs fastest there), else int8 on ONNX Runtime where the
+    model has its graphs (on an AVX2-only EPYC, `news-accurate` scored 0.87 DailyMail articles/s
+    at int8 on ONNX Runtime, 0.51 in fp32 on torch and 0.43 in fp32 on ONNX Runtime), int8 on
+    torch otherwise."""
+    return ("torch", "bf16") if native_bf16_cpu() else ("auto", "int8")
 
 
 def teacher_scores(
@@ -54,12 +58,12 @@ def teacher_scores(
     directory = model_dir(teacher)
     try:
         read_settings(directory)  # a model directory, before its files name the stored scores
+        backend, precision = resolve_backend(directory, "cpu", teacher_runtime()[1], teacher_runtime()[0])
     except InputError as error:
         raise InputError(f"data.teacher: {error}") from None
     if chunk < 1:
         raise ValueError(f"chunk must be 1 or more, got {chunk}")
-    precision = teacher_precision()
-    store = (cache_dir or bertsum_cache_dir()) / "teacher" / _digest(_model_digest(directory), precision)
+    store = (cache_dir or bertsum_cache_dir()) / "teacher" / _digest(_model_digest(directory), backend, precision)
     # Each document's sentences as `preprocess` splits them; a repeated document (data.mix) is scored once.
     documents = [tuple(d.sentences or split_sentences(d.text, language)) for d in data.documents]
     keys = [None if d.id in untaught else _digest(*sentences) for d, sentences in zip(data.documents, documents)]
@@ -68,7 +72,7 @@ def teacher_scores(
     missing = {key: sentences for key, sentences in zip(keys, documents) if key is not None and key not in known}
     if missing:
         try:
-            summarizer = Summarizer.from_pretrained(directory, precision=precision, backend="torch")
+            summarizer = Summarizer.from_pretrained(directory, precision=precision, backend=backend)
         except InputError as error:  # a damaged model, or its base encoder not installed
             raise InputError(f"data.teacher: {error}") from None
         started, todo, done = time.perf_counter(), list(missing), 0
