@@ -19,10 +19,9 @@ heading's) or centred in a title's font size (`TITLE_SIZE`), text a tracked chan
 hidden text (`\\v`). A paragraph's table, style, outline level and alignment last, as RTF's
 paragraph properties do, until `\\pard` or the end of the group that set them. `\\par`, a
 section break and a page break end a paragraph; a line break (`\\line`) or a tab inside one is a
-space. A References or Bibliography section is no running
-text (`summarizer.text.apparatus`), and paragraphs that are the lines of hard-wrapped text (a
-licence saved a line a paragraph) are joined as plain text's lines are
-(`summarizer.text.layout.rejoined`).
+space. A References or Bibliography section is no running text (`summarizer.text.apparatus`),
+and paragraphs that are the lines of hard-wrapped text (a licence saved a line a paragraph) are
+joined as plain text's lines are (`summarizer.text.layout.rejoined`).
 """
 
 from __future__ import annotations

@@ -268,12 +268,10 @@ def is_headline(paragraph: str, lowercase: int = 0) -> bool:
         return True  # in capitals: "NOW WHAT?"
     if not MIN_HEADLINE_WORDS + lowercase <= len(lettered) or len(words) > MAX_HEADLINE_WORDS:
         return False
-    if lowercase == 0:
-        return title_case(lettered)
-    others = [
-        word for i, word in enumerate(lettered) if not title_case([word]) and not (i > 0 and word in _SMALL_WORDS)
-    ]
-    return len(others) <= lowercase and title_case(lettered[:1])
+    others = sum(
+        not (_capitalized(word, False, False) or (i > 0 and word in _SMALL_WORDS)) for i, word in enumerate(lettered)
+    )
+    return others <= lowercase and _capitalized(lettered[0], False, False)
 
 
 def title_case(words: list[str], code: bool = False, symbols: bool = False) -> bool:

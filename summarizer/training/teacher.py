@@ -58,7 +58,8 @@ def teacher_scores(
     directory = model_dir(teacher)
     try:
         read_settings(directory)  # a model directory, before its files name the stored scores
-        backend, precision = resolve_backend(directory, "cpu", teacher_runtime()[1], teacher_runtime()[0])
+        wanted_backend, wanted_precision = teacher_runtime()
+        backend, precision = resolve_backend(directory, "cpu", wanted_precision, wanted_backend)
     except InputError as error:
         raise InputError(f"data.teacher: {error}") from None
     if chunk < 1:
