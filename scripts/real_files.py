@@ -42,6 +42,9 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
+from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
+from packaging.version import Version
+
 from summarizer import Summarizer
 from summarizer.cli.command import Source, read_source
 from summarizer.errors import InputError
@@ -190,18 +193,11 @@ def _sdist(name: str, version: str, cache: Path) -> Path:
     """A PyPI package's source distribution, by the index's simple API (PEP 691), its digest checked
     (`pip download` would build its metadata, which some of these packages cannot do here)."""
     request = urllib.request.Request(
-        f"https://pypi.org/simple/{name.lower()}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
+        f"https://pypi.org/simple/{canonicalize_name(name)}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
     )
     with urllib.request.urlopen(request, timeout=60) as response:
         listed = json.load(response)["files"]
-    stems = {f["filename"]: re.sub(r"\.(?:tar\.gz|zip)$", "", f["filename"]) for f in listed}
-    (entry,) = [
-        f
-        for f in listed
-        if stems[f["filename"]] != f["filename"]
-        and _normal(stems[f["filename"]].rpartition("-")[0]) == _normal(name)
-        and stems[f["filename"]].rpartition("-")[2] == version
-    ]
+    (entry,) = [f for f in listed if _sdist_of(f["filename"]) == (canonicalize_name(name), Version(version))]
     sdist = cache / entry["filename"]
     if not sdist.is_file():
         with urllib.request.urlopen(entry["url"], timeout=300) as response:
@@ -212,8 +208,12 @@ def _sdist(name: str, version: str, cache: Path) -> Path:
     return sdist
 
 
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+def _sdist_of(filename: str) -> tuple[str, Version] | None:
+    """(name, version) of a source distribution's file name, None for a wheel's."""
+    try:
+        return parse_sdist_filename(filename)
+    except InvalidSdistFilename:
+        return None
 
 
 def _npm_package(name: str, version: str, cache: Path) -> Path:
@@ -228,8 +228,9 @@ def main() -> int:
     parser.add_argument("files", nargs="*", help="files to summarize (default: the list in this script)")
     parser.add_argument("-k", type=int, default=3)
     parser.add_argument("--model", default="news", help="a built-in model or a model directory (default news)")
-    parser.add_argument("--second-set", action="store_true", help="fetch SECOND_SET and summarize it")
-    parser.add_argument("--office-set", action="store_true", help="fetch OFFICE_SET and summarize it")
+    fetched = parser.add_mutually_exclusive_group()
+    fetched.add_argument("--second-set", action="store_true", help="fetch SECOND_SET and summarize it")
+    fetched.add_argument("--office-set", action="store_true", help="fetch OFFICE_SET and summarize it")
     parser.add_argument("--cache", type=Path, help="where a set is fetched (default /tmp/real-files-SET)")
     args = parser.parse_args()
     if args.second_set or args.office_set:
