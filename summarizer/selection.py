@@ -10,7 +10,7 @@ import regex
 
 from summarizer.errors import check, check_at_least, check_choice
 from summarizer.text.centrality import stop_words
-from summarizer.text.layout import title_case
+from summarizer.text.layout import SENTENCE_WORDS, title_case
 from summarizer.text.words import rouge_words
 
 ORDERS = ("document", "score")
@@ -19,6 +19,16 @@ LEAD_IN_ENDINGS = (":", "\uff1a")  # a colon, ASCII or full-width
 # a number) save English's short function words ("Grant of Patent License.", a section's run-in
 # title; "Tornadoes Fast Facts .", a news article's inner heading).
 MAX_TITLE_WORDS = 6
+# A fragment set as a sentence: fewer words than this, counted between spaces (those with a
+# letter or digit), none of them a subject's or a finite verb's (`SENTENCE_WORDS`): "For
+# French-language articles.", an option's description; "Subsubsection text here.", a
+# template's placeholder; "Deathly silence." (not "Pero was 55.", "It's amazing."), in a script
+# written with spaces between words.
+MIN_STANDALONE_WORDS = 4
+_WORD_CHARACTER = regex.compile(r"[\p{L}\p{N}]")
+_APOSTROPHE = regex.compile(r"['’]")
+_WORD_EDGES = ".,;:!?\"'“”‘’()[]«»—–-"
+_UNSPACED_SCRIPT = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Tibetan}]")
 # A sentence's end: a full stop, question or exclamation mark of any script (Unicode's
 # Sentence_Terminal: also 。 । ؟ ։ ...) or an ellipsis, then perhaps
 # closing quotes (German's and Czech's close with “ ‘, Danish's with «), brackets, emphasis marks,
@@ -88,6 +98,21 @@ def is_title(sentence: str) -> bool:
     return 0 < len(words) <= MAX_TITLE_WORDS and title_case(words)
 
 
+def too_short(sentence: str) -> bool:
+    """Whether `sentence` is too short to say anything alone (`MIN_STANDALONE_WORDS`): a
+    description's opening phrase, a placeholder, a label, a heading set as a sentence. Words are
+    counted between spaces, those with a letter or digit ("It works — really ." is three); a
+    subject's or finite verb's word makes a sentence of any length ("It's amazing."). Scripts
+    written without spaces between words (Chinese, Japanese, Thai...) are not counted this way."""
+    if _UNSPACED_SCRIPT.search(sentence) is not None:
+        return False
+    words = [word for word in sentence.split() if _WORD_CHARACTER.search(word)]
+    if len(words) >= MIN_STANDALONE_WORDS:
+        return False
+    stems = (_APOSTROPHE.split(word.strip(_WORD_EDGES).lower())[0] for word in words)
+    return not any(stem in SENTENCE_WORDS for stem in stems)
+
+
 def unended(sentence: str) -> bool:
     """Whether `sentence` ends without a sentence's end mark (`_ENDED`): a heading, a list item,
     a table row, an author's affiliation, text cut short."""
@@ -124,9 +149,15 @@ def _first_letter(sentence: str) -> str | None:
 
 def stands_apart(sentence: str, ordinary: Collection[str] = ()) -> bool:
     """Whether `sentence` does not stand alone in a summary: it leads in (`leads_in`), is a
-    title (`is_title`), ends without an end mark (`unended`) or begins with one of the
-    `ordinary` words in lower case (`begins_lower`)."""
-    return leads_in(sentence) or is_title(sentence) or unended(sentence) or begins_lower(sentence, ordinary)
+    title (`is_title`), is too short (`too_short`), ends without an end mark (`unended`) or
+    begins with one of the `ordinary` words in lower case (`begins_lower`)."""
+    return (
+        leads_in(sentence)
+        or is_title(sentence)
+        or too_short(sentence)
+        or unended(sentence)
+        or begins_lower(sentence, ordinary)
+    )
 
 
 def _trigrams(words: Sequence[str]) -> set[tuple[str, str, str]]:
@@ -146,11 +177,12 @@ def select_sentences(
     descending score (ties: earlier sentence first); with trigram blocking a candidate that
     shares a word trigram with a chosen sentence is skipped; with it or without, one whose words
     repeat a chosen sentence's (a headline or a quote a page prints twice, "Not guilty."). With
-    `max_words`, sentences that would pass the word budget are skipped. A sentence ending with a colon introduces what
-    follows it (a list, a quotation, a figure), a title set as a sentence names it, one
-    without an end mark is a heading, a list item or a fragment, and in a document written in
-    sentence case (`cased`), one that begins with a stop word of `language` in lower case goes
-    on from what came before it; none of them stands alone in a summary, so they are taken only
+    `max_words`, sentences that would pass the word budget are skipped. A sentence ending with a
+    colon introduces what follows it (a list, a quotation, a figure), a title set as a sentence
+    names it, one of fewer than four words says too little, one without an end mark is a
+    heading, a list item or a fragment, and in a document written in sentence case (`cased`),
+    one that begins with a stop word of `language` in lower case goes on from what came before
+    it; none of them stands alone in a summary, so they are taken only
     once no other candidate is left.
     """
     if len(indices) != len(scores):

@@ -11,6 +11,7 @@ from test_office import _zip, deck_files, needs_striprtf, odp_files, odt_bytes, 
 from test_word import _with_body
 
 from summarizer.readers import Document
+from summarizer.readers.pptx import talk_text
 
 pytest.importorskip("lxml")
 
@@ -137,6 +138,27 @@ def test_a_deck_reads_as_its_notes_and_whole_sentences_not_its_bullet_fragments(
     only = {**deck_files(), "ppt/slides/slide1.xml": fragments, "ppt/slides/slide2.xml": fragments}
     del only["ppt/notesSlides/notesSlide1.xml"]
     assert "Better defined projects." in Document.from_text(_zip(only), "pptx").paragraphs
+
+
+def test_an_agenda_shown_again_and_notes_copied_onto_a_build_s_slides_are_read_once():
+    # A talk's agenda slide, shown again before each section; the same notes on each step of a build.
+    agenda = ["What is Cassandra?", "Who is using it?"]
+    notes = "Each write goes to every replica that owns the row."
+    slides = [
+        (agenda, []),
+        (["It is a database that scales across data centres."], [notes]),
+        (agenda, [notes]),
+        (agenda, [notes, "Reads ask one replica."]),
+    ]
+    assert talk_text(slides) == ["It is a database that scales across data centres.", notes, "Reads ask one replica."]
+    # text on two slides is no furniture, and is read once
+    assert talk_text(slides[:3]) == [*agenda, "It is a database that scales across data centres.", notes]
+    # a build's steps, each slide a copy of the one before with one more point: every point read once
+    first, second, third = "We cache every read.", "We shard the writes.", "We replicate each shard."
+    build = [([first], []), ([first, second], []), ([first, second, third], [])]
+    assert talk_text(build) == [first, second, third]
+    # a deck whose only text is furniture still reads as it
+    assert talk_text([(agenda, []), ([], []), (agenda, []), (agenda, [])]) == agenda * 3
 
 
 def test_an_odp_s_bullet_fragments_give_way_to_its_sentences():

@@ -8,6 +8,7 @@ from summarizer.selection import (
     cased,
     is_title,
     select_sentences,
+    too_short,
     unended,
 )
 
@@ -153,7 +154,7 @@ def test_a_sentence_introducing_a_list_is_taken_last():
     assert select_sentences(sentences, range(4), scores, SelectionConfig(k=2, order="score")) == [1, 2]
     # only when nothing else is left: a document of lead-ins still gets its summary
     assert select_sentences(sentences, range(4), scores, SelectionConfig(k=4)) == [0, 1, 2, 3]
-    lead_ins = ["He said: ", "Then this：", "That was fine."]
+    lead_ins = ["He said: ", "Then this：", "That was fine by me."]
     assert select_sentences(lead_ins, range(3), [0.9, 0.8, 0.1], SelectionConfig(k=2)) == [0, 2]
 
 
@@ -175,6 +176,41 @@ def test_a_title_set_as_a_sentence_is_taken_last(title):
 )
 def test_sentences_that_say_something_are_not_titles(sentence):
     assert not is_title(sentence)
+
+
+@pytest.mark.parametrize("fragment", ["For French-language articles.", "Subsubsection text here.", "See below."])
+def test_a_sentence_of_fewer_than_four_words_is_taken_last(fragment):
+    # An option's description opening with a phrase (a LaTeX class guide), a template's placeholder.
+    sentences = [
+        fragment,
+        "The class prints its labels in French.",
+        "It also loads the babel package.",
+        "Fonts are chosen by the class.",
+    ]
+    scores = [0.9, 0.5, 0.4, 0.3]
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=3)) == [1, 2, 3]
+    # only when nothing else is left: taken before a lower-scored fragment of the same kind
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=4, order="score")) == [1, 2, 3, 0]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "short"),
+    [
+        ("It rained all day.", False),
+        ("Die Regierung plant Steuern.", False),
+        ("我们今天去了公园。", False),  # Chinese: no spaces between words, so not counted by them
+        ("วันนี้ฝนตก", False),  # Thai
+        ("Not guilty.", True),
+        ("Le 3 mai.", True),
+        ("Deathly silence.", True),  # a news article's inner heading
+        ("Ten — thousand children .", True),  # a dash or a stop set apart is no word
+        ("Pero was 55.", False),  # a subject's or a finite verb's word makes a sentence
+        ("It's amazing.", False),
+        ("(CNN)Ferguson is crumbling.", False),
+    ],
+)
+def test_too_short_counts_words_between_spaces_and_knows_a_sentence_by_its_verb(sentence, short):
+    assert too_short(sentence) is short
 
 
 @pytest.mark.parametrize(
@@ -268,7 +304,13 @@ def test_a_document_is_cased_when_a_third_of_its_sentences_begin_with_a_capital(
     notes = ["the council met on monday.", "it approved NASA's plan.", "the vote was close.", "Anna abstained."]
     assert select_sentences(notes, range(4), [0.9, 0.5, 0.1, 0.2], SelectionConfig(k=1)) == [0]
     # a paper whose formulas begin most lines in lower case is still written in sentence case
-    paper = ["Models predict words.", "p(w i |w i-1 )", "i |w i-1 ) is the model.", "where ρ is small.", "It ends."]
+    paper = [
+        "Language models predict words.",
+        "p(w i |w i-1 )",
+        "i |w i-1 ) is the model.",
+        "where ρ is small.",
+        "It ends.",
+    ]
     assert select_sentences(paper, range(5), [0.1, 0.2, 0.9, 0.3, 0.05], SelectionConfig(k=1)) == [0]
 
 

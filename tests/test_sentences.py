@@ -90,6 +90,10 @@ def test_titles_before_names_and_ranks_do_not_end_news_sentences(sentences: list
         ["Cf. Table 2 for details.", "One case, viz. Section 5, holds, i.e. Section 6 does not.", "Fine."],
         # all lower case (as training text can be): only a digit or a bracket goes on
         ["it was proposed by smith et al.", "we extend it in fig. 2."],
+        # a quoted label that opens with a letter and its dot (a LaTeX guide's `A. Title')
+        ["So, for `A. Title of First Appendix', the following code is used.", "It is short."],
+        ["The section ‘B. Methods’ says how.", "I chose plan B.", "Then it rained."],
+        ["TeX quotes it as ``A. Title'' in the guide.", 'The list ("B. Title") is short.', "J. K. Rowling wrote it."],
     ],
 )
 def test_citing_and_cross_referencing_abbreviations_do_not_end_sentences(sentences: list[str]) -> None:

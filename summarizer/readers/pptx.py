@@ -9,7 +9,10 @@ slide image or number), often the running text of a talk. A line break inside a 
 space. A raised note mark ("1", "*") is no text, and neither are the deck's last slides when
 they list the notes those marks refer to ("1. A source.", as pandoc sets a deck's footnotes).
 The talk's sentences are preferred to its bullets (`talk_text`): the notes, and the slides'
-paragraphs that read as whole sentences; a deck of fragments alone reads as them.
+paragraphs that read as whole sentences; a deck of fragments alone reads as them. Text that
+`REPEATED_SLIDES` slides or more show, not in a row (an agenda shown again before each
+section), is the deck's furniture, not its text; text and notes that slides repeat (a build's
+steps) are read once.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 from summarizer.readers.base import Reader
 from summarizer.readers.package import Package, open_package
-from summarizer.text.layout import SENTENCE_END
+from summarizer.text.layout import SENTENCE_END, SENTENCE_WORDS
 
 KIND = "PowerPoint presentation"
 # Placeholders that are not running text: titles, and what the master repeats on every slide.
@@ -34,16 +37,10 @@ _NOTE_ENTRY = re.compile(r"(\d+)[.)]\s")  # how a note begins on a slide of note
 _RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 _NOTES = "/notesSlide"  # how a slide's relationship type to its notes page ends
 _FALSE = ("0", "false")
-# A slide's paragraph with one of these words (a subject's, a finite verb's; English, German,
-# French, Spanish) reads as a sentence, and so does one this long.
-SENTENCE_WORDS = frozenset(
-    "i we you he she it they there this that these those is are was were be been am has have had do does did "
-    "can could will would shall should may might must cannot won't can't don't doesn't isn't aren't wasn't "
-    "ich wir sie er es ist sind war waren hat haben wird werden kann können "
-    "je nous vous il elle ils elles est sont était ont sera peut peuvent "
-    "yo nosotros es están ha han será puede pueden".split()
-)  # fmt: skip
+# A slide's paragraph with one of `SENTENCE_WORDS` (a subject's, a finite verb's) reads as a
+# sentence, and so does one this long.
 MIN_SENTENCE_WORDS = 9
+REPEATED_SLIDES = 3
 _INNER_END = re.compile(r"\w[.!?][\"'”’)]*\s+[\"'“‘(]*[A-Z]")  # a sentence ends inside the paragraph
 _PUNCTUATION = ".,;:!?\"'“”‘’()[]"
 
@@ -79,13 +76,37 @@ def talk_text(slides: list[tuple[list[str], list[str]]]) -> list[str]:
     """The paragraphs of `slides` (each one's text, then its speaker notes') that read as the
     talk's sentences: the notes, and of the slides' own text the paragraphs that are whole
     sentences (`whole_sentence`), not a list's fragments ("Better defined projects."); all of
-    them when none is."""
+    them when none is. Text shown on `REPEATED_SLIDES` slides or more that are not one run in a
+    row is the deck's furniture (an agenda shown again before each section) and is left out;
+    other text, and notes, that slides repeat word for word (a build's steps, each a copy of the
+    one before with its notes) are read once."""
+    shown_on: dict[str, list[int]] = {}
+    for index, (text, _) in enumerate(slides):
+        for paragraph in dict.fromkeys(text):
+            shown_on.setdefault(paragraph, []).append(index)
+    read: set[str] = set()
+    kept = []
+    for text, notes in slides:
+        fresh = [p for p in dict.fromkeys(text) if p not in read and not _furniture(shown_on[p])]
+        fresh_notes = [p for p in dict.fromkeys(notes) if p not in read]
+        read.update(fresh, fresh_notes)
+        kept.append((fresh, fresh_notes))
     preferred = [
         paragraph
-        for text, notes in slides
+        for text, notes in kept
         for paragraph in [*(p for p in text if whole_sentence(p)), *(p for p in notes if SENTENCE_END.search(p))]
     ]
-    return preferred or [paragraph for text, notes in slides for paragraph in text + notes]
+    return (
+        preferred
+        or [paragraph for text, notes in kept for paragraph in text + notes]
+        or [paragraph for text, notes in slides for paragraph in text + notes]
+    )
+
+
+def _furniture(slides: list[int]) -> bool:
+    """Whether text that these slides show (their indices) is the deck's furniture: on
+    `REPEATED_SLIDES` slides or more, not one run of slides in a row (a build's steps)."""
+    return len(slides) >= REPEATED_SLIDES and slides[-1] - slides[0] + 1 > len(slides)
 
 
 def whole_sentence(paragraph: str) -> bool:

@@ -55,6 +55,15 @@ CLOSING_MARKS = "\"'”’»)\\]」』）】〉》〕"
 # Sentence_Terminal: also 。 । ؟ ։ ...), a colon or semicolon (ASCII or full-width) or an
 # ellipsis, then perhaps closing marks; searched from the end (`(?r)`), where it is found at once.
 SENTENCE_END = regex.compile(rf"(?r)[\p{{Sentence_Terminal}}:;…\uff1a\uff1b][{CLOSING_MARKS}]*$")
+# Words of a subject or a finite verb (English, German, French, Spanish): a paragraph or
+# sentence with one of them reads as a sentence, not a list's or a slide's fragment.
+SENTENCE_WORDS = frozenset(
+    "i we you he she it they there this that these those is are was were be been am has have had do does did "
+    "can could will would shall should may might must cannot won't can't don't doesn't isn't aren't wasn't "
+    "ich wir sie er es ist sind war waren hat haben wird werden kann können "
+    "je nous vous il elle ils elles est sont était ont sera peut peuvent "
+    "yo nosotros es están ha han será puede pueden".split()
+)  # fmt: skip
 # A synopsis's optional arguments ("[FILE...]", "[OPTION. . .]"): an ellipsis in brackets after a word.
 _BRACKETED_ELLIPSIS = re.compile(r"\w(?:\.\.\.|\. \. \.|…)\]$")
 # A list item: a bullet, or a number or parenthesized letter or roman numeral and a closing mark.

@@ -55,6 +55,10 @@ _CITING = re.compile(r"(?:^|\W)(?:et al|[Ff]igs?|FIGS?|[Ee]qs?|[Rr]efs?|[Cc]h|[V
 # sentence before any word, even one Punkt takes for a sentence's start ("(cf." / "Section 3)",
 # "e.g." / "Table 2").
 _NEVER_ENDS = re.compile(r"(?:^|\W)(?:[Ee]\.g|[Ii]\.e|[Cc]f|viz)\.$")
+# A quote opened before one letter and its dot is a label being quoted ("so, for `A. Title of
+# First Appendix', the code is", "the section ‘B. Methods’ says", TeX's "``A. Title''"): no
+# sentence ends there.
+_QUOTED_LABEL = re.compile(r"(?:^|[\s(\[])[`‘“\"'«„]{1,2}\w\.$")
 # A spaced ellipsis (". . .", in legal and academic quotations and groff's output) is one mark:
 # Punkt ends a sentence at each of its dots, and it ends none before a lower-case word.
 _SPACED_ELLIPSIS = re.compile(r"\.\s\.\s\.[\"'”’»)\]]*$")
@@ -279,7 +283,8 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
     "No." before a number ("the world No. 1"), a citing abbreviation before a digit, an opening
     bracket or (in such text) a lower-case word ("Fig. 3", "et al. (2019)", "et al. showed"), nor
     a dot of a spaced ellipsis (". . .") but the last, which ends none before a lower-case word
-    ("and . . . a criminal?")."""
+    ("and . . . a criminal?"), nor the dot of one letter right after an opening quote ("for
+    ‘A. Title’")."""
     result: list[tuple[int, int]] = []
     cased = line != line.lower()
     for start, end, after_cut in spans:
@@ -296,6 +301,7 @@ def _mended(line: str, spans: Iterable[tuple[int, int, bool]]) -> list[tuple[int
                 or (_CITING.search(before) is not None and (lower or sentence[:1].isdigit() or sentence[:1] in "(["))
                 or (_RANK.search(before) is not None and sentence[:1].isdigit())
                 or _NEVER_ENDS.search(before) is not None
+                or _QUOTED_LABEL.search(before) is not None
                 or _NEXT_DOT.match(sentence) is not None  # the next dot of a spaced ellipsis
                 or (_SPACED_ELLIPSIS.search(before) is not None and sentence[:1].islower())
             )

@@ -1,7 +1,4 @@
-"""Greedy ROUGE oracle labels (BERTSUM): pick sentences maximizing ROUGE-1 F1 + ROUGE-2 F1.
-
-Optionally soft: sentences left out get a target that follows their own ROUGE.
-"""
+"""Greedy ROUGE oracle labels (BERTSUM): pick sentences maximizing ROUGE-1 F1 + ROUGE-2 F1."""
 
 from __future__ import annotations
 
