@@ -102,15 +102,17 @@ def too_short(sentence: str) -> bool:
     """Whether `sentence` is too short to say anything alone (`MIN_STANDALONE_WORDS`): a
     description's opening phrase, a placeholder, a label, a heading set as a sentence. Words are
     counted between spaces, those with a letter or digit ("It works — really ." is three); a
-    subject's or finite verb's word makes a sentence of any length ("It's amazing."). Scripts
+    subject's or finite verb's word makes a sentence of any length ("It's amazing.", "Don't
+    panic."). Scripts
     written without spaces between words (Chinese, Japanese, Thai...) are not counted this way."""
     if _UNSPACED_SCRIPT.search(sentence) is not None:
         return False
     words = [word for word in sentence.split() if _WORD_CHARACTER.search(word)]
     if len(words) >= MIN_STANDALONE_WORDS:
         return False
-    stems = (_APOSTROPHE.split(word.strip(_WORD_EDGES).lower())[0] for word in words)
-    return not any(stem in SENTENCE_WORDS for stem in stems)
+    bare = [word.strip(_WORD_EDGES).lower() for word in words]
+    # the word, or what comes before its apostrophe: "don't" is one of them, and so is "it's"'s "it"
+    return not any(word in SENTENCE_WORDS or _APOSTROPHE.split(word)[0] in SENTENCE_WORDS for word in bare)
 
 
 def unended(sentence: str) -> bool:

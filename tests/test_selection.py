@@ -206,6 +206,7 @@ def test_a_sentence_of_fewer_than_four_words_is_taken_last(fragment):
         ("Ten — thousand children .", True),  # a dash or a stop set apart is no word
         ("Pero was 55.", False),  # a subject's or a finite verb's word makes a sentence
         ("It's amazing.", False),
+        ("Don't panic.", False),  # "don't" is a verb's word, though "don" is not
         ("(CNN)Ferguson is crumbling.", False),
     ],
 )
