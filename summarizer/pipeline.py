@@ -140,6 +140,7 @@ class PreparedDocument:
     paragraphs: list[int]
     error: str | None = None  # why it cannot be summarized (errors="keep"); no sentences then
     language: str = ""  # the Punkt name of the language it was read in ("": the model's)
+    entries: frozenset[int] = frozenset()  # the paragraphs that are a list's entries (`Document.entries`)
 
 
 class Summarizer:
@@ -416,13 +417,15 @@ class Summarizer:
         read: list[list[list[str]]] = []
         problems: list[str | None] = []
         languages: list[str] = []
+        entries: list[frozenset[int]] = []
         for i, text in enumerate(texts):
             problem = document_error(text) if keep_errors else None
             if problem is None:
                 try:
-                    paragraphs, own = self._paragraph_sentences(text, format, first_position + i, given)
+                    paragraphs, own, listed = self._paragraph_sentences(text, format, first_position + i, given)
                     read.append(paragraphs)
                     languages.append(own)
+                    entries.append(listed)
                 except (InputError, TypeError) as error:
                     if not keep_errors:
                         raise
@@ -430,6 +433,7 @@ class Summarizer:
             if problem is not None:
                 read.append([])
                 languages.append(self.language)
+                entries.append(frozenset())
             problems.append(problem)
         documents = [[sentence for paragraph in document for sentence in paragraph] for document in read]
         token_ids = iter(self.builder.tokenize([sentence for document in documents for sentence in document]))
@@ -443,9 +447,16 @@ class Summarizer:
                     sections[i].append(Section(first, end - first, features))
         return [
             PreparedDocument(
-                sentences, own, [i for i, paragraph in enumerate(document) for _ in paragraph], problem, language
+                sentences,
+                own,
+                [i for i, paragraph in enumerate(document) for _ in paragraph],
+                problem,
+                language,
+                listed,
             )
-            for sentences, own, document, problem, language in zip(documents, sections, read, problems, languages)
+            for sentences, own, document, problem, language, listed in zip(
+                documents, sections, read, problems, languages, entries
+            )
         ]
 
     def prepare_features(
@@ -462,29 +473,32 @@ class Summarizer:
 
     def sentences(self, text: Text, format: str = "text", language: str | None = None) -> list[str]:
         """The sentences of a document, as `summarize` reads it (`language` as it takes it)."""
-        paragraphs, _ = self._paragraph_sentences(text, format, 0, self.check_language(language))
+        paragraphs, _, _ = self._paragraph_sentences(text, format, 0, self.check_language(language))
         return [sentence for paragraph in paragraphs for sentence in paragraph]
 
     def _paragraph_sentences(
         self, text: Text, format: str, position: int = 0, language: str | None = None
-    ) -> tuple[list[list[str]], str]:
+    ) -> tuple[list[list[str]], str, frozenset[int]]:
         """The sentences of each paragraph of a document (a list of sentences is one paragraph),
-        and the Punkt name of the language they were split in (`_language_of`)."""
+        the Punkt name of the language they were split in (`_language_of`), and the paragraphs
+        that are a list's entries (`Document.entries`)."""
+        entries: frozenset[int] = frozenset()
         if isinstance(text, Document):
-            paragraphs = list(text.paragraphs)
+            paragraphs, entries = list(text.paragraphs), text.entries
         elif isinstance(text, str) and format == "text":
             paragraphs = text_paragraphs(text)
         elif isinstance(text, (str, bytes)):
-            paragraphs = list(read_document(text, format, f"document {position}").paragraphs)
+            document = read_document(text, format, f"document {position}")
+            paragraphs, entries = list(document.paragraphs), document.entries
         elif isinstance(text, Sequence) and all(isinstance(s, str) for s in text):
             sentences = list(cast("Sequence[str]", text))  # not bytes, which the branch above took
-            return [sentences], self._language_of(sentences, language, position)
+            return [sentences], self._language_of(sentences, language, position), entries
         else:
             raise TypeError(
                 f"document {position}: expected text, a Document or a list of sentences, got {type(text).__name__}"
             )
         own = self._language_of(paragraphs, language, position)
-        return paragraph_sentences(paragraphs, own), own
+        return paragraph_sentences(paragraphs, own), own, entries
 
     def _collate(self, sections: Sequence[Section]) -> Batch:
         """One padded batch of the sections' windows, on the torch model's device."""
@@ -610,7 +624,8 @@ def _summary(
     language = document.language or language
     indices = [section.first + i for section in document.sections for i in section.features.sentence_indices]
     flat_scores = [score for section_scores in scores for score in section_scores]
-    chosen = select_sentences(document.sentences, indices, flat_scores, selection, language)
+    listed = [i for i, paragraph in enumerate(document.paragraphs) if paragraph in document.entries]
+    chosen = select_sentences(document.sentences, indices, flat_scores, selection, language, entries=listed)
     by_index = dict(zip(indices, flat_scores))
     return Summary(
         sentences=[document.sentences[i] for i in chosen],

@@ -25,6 +25,26 @@ MAX_TITLE_WORDS = 6
 # template's placeholder; "Deathly silence." (not "Pero was 55.", "It's amazing."), in a script
 # written with spaces between words.
 MIN_STANDALONE_WORDS = 4
+# A list's entry of at most this many words, none a subject's or finite verb's, is a phrase
+# ("Multi-satellite management (calculation algorithms, display)."); a longer one is more likely
+# a sentence whose verb the closed list of `SENTENCE_WORDS` lacks ("In case of ... file format,
+# CDigiDoc software library supports HASHCODE data file mode for intermediary ddoc files.").
+MAX_PHRASE_WORDS = 15
+# A labelled entry set as a sentence: a label of at most this many words and a colon, then words
+# none of them a subject's or finite verb's: "Apple: over 75,000 nodes storing over 10 PB of
+# data." (a talk's notes), "signed distances: not available for cloud-to-cloud distance." (an
+# option's entry); not "Editor's note: This story was updated.", nor "It read: ...".
+MAX_LABEL_WORDS = 3
+_LABEL = regex.compile(rf"^\s*[^\s:]+(?:\s+[^\s:]+){{0,{MAX_LABEL_WORDS - 1}}}:\s+(?=\S)")
+# Code set as a sentence: at least this many words of code (`_CODE_WORD`), and this share of its
+# words: "new SavePrsm(prsmGraph) (save_prsm.js) savePrsmObj.main() ...", a developer's notes;
+# "... was: {{ p.name.full() }}.", a template's; not a manual's sentence that shows a command or
+# two ("Using the standard LaTeX2e \mbox{text} will give normal text, ...: $x_{\mbox{e-p}}$ ...").
+MIN_CODE_WORDS = 3
+MIN_CODE_SHARE = 0.2
+# A word of code: a call, a name joined by underscores, a path into a namespace, an arrow, a
+# brace, a semicolon or an equals sign inside it ("main()", "ms2svg_", "xn::Context", "x=1;").
+_CODE_WORD = regex.compile(r"\w\(|\(\)|\w_|_\w|::|->|[{}]|\S[;=]\S")
 _WORD_CHARACTER = regex.compile(r"[\p{L}\p{N}]")
 _APOSTROPHE = regex.compile(r"['’]")
 _WORD_EDGES = ".,;:!?\"'“”‘’()[]«»—–-"
@@ -108,11 +128,44 @@ def too_short(sentence: str) -> bool:
     if _UNSPACED_SCRIPT.search(sentence) is not None:
         return False
     words = [word for word in sentence.split() if _WORD_CHARACTER.search(word)]
-    if len(words) >= MIN_STANDALONE_WORDS:
+    return len(words) < MIN_STANDALONE_WORDS and not _says_something(words)
+
+
+def labelled(sentence: str) -> bool:
+    """Whether `sentence` is a labelled entry (`MAX_LABEL_WORDS`): a short label and a colon, then
+    no subject's or finite verb's word; a talk's notes or an option list's entry, not a
+    sentence. Not so counted in scripts written without spaces between words."""
+    label = _LABEL.match(sentence)
+    if label is None or _UNSPACED_SCRIPT.search(sentence) is not None or _says_something(label[0].split()):
+        return False  # "It read: ...", "He said: ..." lead in to what a sentence says
+    words = [word for word in sentence[label.end() :].split() if _WORD_CHARACTER.search(word)]
+    return bool(words) and not _says_something(words)
+
+
+def code(sentence: str) -> bool:
+    """Whether `sentence` is code more than prose: `MIN_CODE_WORDS` words of code (`_CODE_WORD`),
+    and `MIN_CODE_SHARE` of its words."""
+    words = sentence.split()
+    found = sum(_CODE_WORD.search(word) is not None for word in words)
+    return found >= MIN_CODE_WORDS and found >= MIN_CODE_SHARE * len(words)
+
+
+def bare_entry(sentence: str) -> bool:
+    """Whether `sentence`, of a list's entry (`summarizer.readers.Entry`), is a phrase, not a
+    sentence: at most `MAX_PHRASE_WORDS` words, none a subject's or finite verb's
+    ("Multi-satellite management (calculation algorithms, display).", a version's list of
+    changes). Not so counted in scripts written without spaces between words."""
+    if _UNSPACED_SCRIPT.search(sentence) is not None:
         return False
+    words = [word for word in sentence.split() if _WORD_CHARACTER.search(word)]
+    return len(words) <= MAX_PHRASE_WORDS and not _says_something(words)
+
+
+def _says_something(words: Sequence[str]) -> bool:
+    """Whether one of `words` is a subject's or finite verb's (`SENTENCE_WORDS`): the word, or
+    what comes before its apostrophe ("don't" is one of them, and so is "it's"'s "it")."""
     bare = [word.strip(_WORD_EDGES).lower() for word in words]
-    # the word, or what comes before its apostrophe: "don't" is one of them, and so is "it's"'s "it"
-    return not any(word in SENTENCE_WORDS or _APOSTROPHE.split(word)[0] in SENTENCE_WORDS for word in bare)
+    return any(word in SENTENCE_WORDS or _APOSTROPHE.split(word)[0] in SENTENCE_WORDS for word in bare)
 
 
 def unended(sentence: str) -> bool:
@@ -149,14 +202,18 @@ def _first_letter(sentence: str) -> str | None:
     return next((c for c in sentence if c.lower() != c.upper()), None)
 
 
-def stands_apart(sentence: str, ordinary: Collection[str] = ()) -> bool:
+def stands_apart(sentence: str, ordinary: Collection[str] = (), entry: bool = False) -> bool:
     """Whether `sentence` does not stand alone in a summary: it leads in (`leads_in`), is a
-    title (`is_title`), is too short (`too_short`), ends without an end mark (`unended`) or
-    begins with one of the `ordinary` words in lower case (`begins_lower`)."""
+    title (`is_title`), is too short (`too_short`), a labelled entry (`labelled`) or code
+    (`code`), ends without an end mark (`unended`), begins with one of the `ordinary` words in
+    lower case (`begins_lower`) or, of a list's `entry`, is a phrase (`bare_entry`)."""
     return (
-        leads_in(sentence)
+        (entry and bare_entry(sentence))
+        or leads_in(sentence)
         or is_title(sentence)
         or too_short(sentence)
+        or labelled(sentence)
+        or code(sentence)
         or unended(sentence)
         or begins_lower(sentence, ordinary)
     )
@@ -172,8 +229,11 @@ def select_sentences(
     scores: Sequence[float],
     config: SelectionConfig = SelectionConfig(),
     language: str = "english",
+    *,
+    entries: Collection[int] = (),
 ) -> list[int]:
-    """Indices (into `sentences`) of the chosen sentences.
+    """Indices (into `sentences`) of the chosen sentences; `entries`: those of the sentences of
+    a list's entries (`summarizer.readers.Document.entries`).
 
     `indices[j]` is a scored sentence and `scores[j]` its score. Candidates are taken by
     descending score (ties: earlier sentence first); with trigram blocking a candidate that
@@ -181,7 +241,9 @@ def select_sentences(
     repeat a chosen sentence's (a headline or a quote a page prints twice, "Not guilty."). With
     `max_words`, sentences that would pass the word budget are skipped. A sentence ending with a
     colon introduces what follows it (a list, a quotation, a figure), a title set as a sentence
-    names it, one of fewer than four words says too little, one without an end mark is a
+    names it, one of fewer than four words says too little, a label and a colon before words
+    without a verb are an entry, words of code are no prose, a list's entry without one is a
+    phrase, one without an end mark is a
     heading, a list item or a fragment, and in a document written in sentence case (`cased`),
     one that begins with a stop word of `language` in lower case goes on from what came before
     it; none of them stands alone in a summary, so they are taken only
@@ -190,7 +252,8 @@ def select_sentences(
     if len(indices) != len(scores):
         raise ValueError(f"{len(indices)} sentence indices but {len(scores)} scores")
     ordinary = stop_words(language) if cased(sentences) else frozenset()
-    apart = [stands_apart(sentences[i], ordinary) for i in indices]
+    listed = set(entries)
+    apart = [stands_apart(sentences[i], ordinary, i in listed) for i in indices]
     ranked = sorted(range(len(indices)), key=lambda j: (apart[j], -scores[j], indices[j]))
     budget = len(indices) if config.max_words is not None else config.sentence_budget(len(sentences))
     chosen: list[int] = []

@@ -67,6 +67,28 @@ def test_chinese_and_japanese_sentences_join_without_spaces(summarizer):
     assert str(summary) == text
 
 
+def test_a_list_s_phrases_are_chosen_after_the_document_s_sentences(summarizer):
+    """A document's entries (`Document.entries`, as a Word or OpenDocument file's lists are read)
+    reach selection: whatever the scores, the phrases among them come last, in any batch."""
+    from summarizer.readers import Document
+
+    document = Document(
+        (
+            "The tool tracks satellites on a world map.",
+            "Multi-satellite management (calculation algorithms, display).",
+            "New algorithm for Iridium flares and personal files.",
+            "Predictions of flares (personal algorithm).",
+            "It updates its orbital elements every day.",
+        ),
+        entries=frozenset({1, 2, 3}),
+    )
+    assert summarizer.summarize(document, k=2).indices == [0, 4]
+    for summary in summarizer.summarize_batch([document, "One more text to batch with it.", document], k=3):
+        assert len(summary.indices) == 1 or {0, 4} < set(summary.indices)  # an entry only third
+    plain = Document(document.paragraphs)
+    assert summarizer.summarize(plain, k=5).indices == [0, 1, 2, 3, 4]
+
+
 def test_list_of_sentences_is_taken_as_split(summarizer):
     sentences = ["First point is made here.", "Second point follows it.", "Third point ends it all."]
     summary = summarizer.summarize(sentences, k=5)

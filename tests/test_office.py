@@ -147,6 +147,11 @@ def test_an_opendocument_text_reads_as_its_body_s_running_text():
     assert Document.from_text(odt_bytes(), "odt").paragraphs == ODT_PARAGRAPHS
 
 
+def test_an_odt_s_list_items_are_its_entries():
+    # "New contracts were signed in Germany." and "A nested item is read too." are list items
+    assert Document.from_text(odt_bytes(), "odt").entries == frozenset({1, 2})
+
+
 def test_hidden_text_in_an_odt_is_left_out():
     styles = (
         '<style:style style:name="T1" style:family="text"><style:text-properties text:display="none"/></style:style>'

@@ -4,9 +4,12 @@ from hypothesis import strategies as st
 
 from summarizer.selection import (
     SelectionConfig,
+    bare_entry,
     begins_lower,
     cased,
+    code,
     is_title,
+    labelled,
     select_sentences,
     too_short,
     unended,
@@ -212,6 +215,75 @@ def test_a_sentence_of_fewer_than_four_words_is_taken_last(fragment):
 )
 def test_too_short_counts_words_between_spaces_and_knows_a_sentence_by_its_verb(sentence, short):
     assert too_short(sentence) is short
+
+
+@pytest.mark.parametrize(
+    ("sentence", "entry"),
+    [
+        ("Apple: over 75,000 nodes storing over 10 PB of data.", True),  # a talk's notes
+        ("signed distances: not available for cloud-to-cloud distance.", True),  # an option's entry
+        ("READ MORE: Richard III's fatal wounds revealed .", True),  # a news page's link
+        ("Last known altitude: 11,400 feet .", True),  # a fact box
+        ("Editor's note: This story was updated on Monday.", False),  # what follows says something
+        ('It read: "On 10 March, the police served summonses on five men."', False),  # a lead-in, not a label
+        ("The plan has three parts: taxes, schools and roads.", False),  # a long label is a sentence's start
+        ("Il a dit : « non ».", False),  # French sets a space before its colon: no label
+        ("Meeting at 10:30 in the hall.", False),  # a time's colon
+    ],
+)
+def test_a_label_and_a_colon_before_words_without_a_verb_are_an_entry(sentence, entry):
+    assert labelled(sentence) is entry
+
+
+@pytest.mark.parametrize(
+    ("sentence", "is_code"),
+    [
+        ("new SavePrsm(prsmGraph) (save_prsm.js) savePrsmObj.main() redraws the graph.", True),
+        ("Call xn::Context::Init() and then ctx.run() with retries=3 set.", True),
+        ("The flood lasts 40 days; Moses spends 40 days; Goliath spends 40 days.", False),  # prose semicolons
+        ("YouTube, LinkedIn and PayPal reported results (see above).", False),  # camel-cased names are no code
+        ("Use the read_file function to read a file.", False),  # one name of code in a sentence
+        ("Petitioner's full name at birth was: {{ p.name.full(middle='full') }}.", True),  # a template's
+        (
+            "Using the standard LaTeX2e \\mbox{text} will give normal text, including a hyphen, but will not "
+            "scale correctly in superscripts: $x_{\\mbox{e-p}}$ gives x_e-p.",
+            False,
+        ),  # a manual's sentence that shows its commands: a few words of many
+    ],
+)
+def test_a_sentence_of_three_words_of_code_is_code(sentence, is_code):
+    assert code(sentence) is is_code
+
+
+@pytest.mark.parametrize(
+    ("entry", "phrase"),
+    [
+        ("Multi-satellite management (calculation algorithms, display).", True),
+        ("New algorithm for Iridium flares, TLE updating and the creation of personal TLE files.", True),
+        ("The files are updated every day.", False),  # a sentence
+        ("Il calcule les orbites des satellites.", False),
+        (  # a long entry: more likely a sentence whose verb the closed list lacks ("supports")
+            "In case of the web service and the XML 1.3 file format, the software library supports "
+            "the hash code data file mode for intermediary files.",
+            False,
+        ),
+        ("一颗卫星的轨道。", False),
+    ],
+)
+def test_a_list_s_entry_without_a_subject_or_verb_is_a_phrase(entry, phrase):
+    assert bare_entry(entry) is phrase
+
+
+def test_labelled_entries_and_code_are_taken_last():
+    sentences = [
+        "Apple: over 75,000 nodes storing over 10 PB of data.",
+        "new SavePrsm(prsmGraph) (save_prsm.js) savePrsmObj.main() redraws the graph.",
+        "Cassandra replicates each row to three nodes.",
+        "A read asks the closest replica first.",
+    ]
+    scores = [0.9, 0.8, 0.5, 0.4]
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=2)) == [2, 3]
+    assert select_sentences(sentences, range(4), scores, SelectionConfig(k=4)) == [0, 1, 2, 3]
 
 
 @pytest.mark.parametrize(

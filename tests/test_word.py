@@ -117,6 +117,64 @@ def test_a_docx_given_as_text_is_refused():
         Document.from_text("text", "docx")
 
 
+def test_bulleted_and_numbered_paragraphs_are_a_list_s_entries_and_a_phrase_of_one_is_chosen_last(tmp_path):
+    """By its own numbering or its style's ("List Bullet"); numbering taken away (`w:numId` 0) is
+    none. A version history's phrases, read as entries, give way to the document's sentences."""
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    from summarizer.selection import SelectionConfig, select_sentences
+
+    document = docx.Document()
+    document.add_paragraph("PreviSat is free software to track satellites on a world map.")
+    document.add_paragraph("Multi-satellite management (calculation algorithms, display).", style="List Bullet")
+    document.add_paragraph("New algorithm for Iridium flares and personal TLE files.", style="List Number")
+    own = document.add_paragraph("Predictions of Iridium flares (personal algorithm).")
+    unnumbered = document.add_paragraph("The first tab updates the files that PreviSat uses.", style="List Bullet")
+    for paragraph, number in ((own, "1"), (unnumbered, "0")):
+        numbering = OxmlElement("w:numPr")
+        for tag, value in (("w:ilvl", "0"), ("w:numId", number)):
+            element = OxmlElement(tag)
+            element.set(qn("w:val"), value)
+            numbering.append(element)
+        paragraph._p.get_or_add_pPr().append(numbering)
+    out = io.BytesIO()
+    document.save(out)
+    read = Document.from_text(out.getvalue(), "docx")
+    assert read.entries == frozenset({1, 2, 3})
+    sentences = list(read.paragraphs)
+    chosen = select_sentences(
+        sentences, range(5), [0.5, 0.9, 0.8, 0.7, 0.4], SelectionConfig(k=2), entries=read.entries
+    )
+    assert chosen == [0, 4]
+
+
+def test_a_word_document_s_pictures_do_not_count_against_the_input_limit_its_text_does(tmp_path):
+    """A manual of screenshots over the limit is read (its file mapped, its pictures never read);
+    one whose text passes the limit, and a file of another kind named .docx, are refused."""
+    from summarizer.readers import TooLarge, read_file
+
+    document = docx.Document()
+    document.add_paragraph("The manual explains how the tool measures distances between clouds.")
+    out = io.BytesIO()
+    document.save(out)
+    pictures = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as source, zipfile.ZipFile(pictures, "w") as archive:
+        for item in source.infolist():
+            archive.writestr(item, source.read(item.filename))
+        archive.writestr("word/media/image1.png", bytes(range(256)) * 8_000)  # 2 MB, stored
+    (tmp_path / "manual.docx").write_bytes(pictures.getvalue())
+    assert (tmp_path / "manual.docx").stat().st_size > 2_000_000
+    assert read_file(tmp_path / "manual.docx", limit=1_000_000).paragraphs == (
+        "The manual explains how the tool measures distances between clouds.",
+    )
+    with pytest.raises(TooLarge, match=r"manual.docx: its text is larger than the input limit of 5e-05 MB$"):
+        read_file(tmp_path / "manual.docx", limit=50)
+    (tmp_path / "old.docx").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 2_000_000)
+    with pytest.raises(TooLarge, match=r"old.docx: larger than the input limit of 1 MB$"):
+        read_file(tmp_path / "old.docx", limit=1_000_000)
+
+
 def _with_body(xml: str) -> bytes:
     """A .docx whose body is `xml` (python-docx's own package, its document part replaced)."""
     out = io.BytesIO()

@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-input-mb",
         type=positive_int,
         default=MAX_INPUT_MB,
-        help=f"refuse an input larger than this many megabytes (default {MAX_INPUT_MB})",
+        help=f"refuse an input larger than this many megabytes (default {MAX_INPUT_MB}); a Word, "
+        "PowerPoint, OpenDocument or EPUB file's pictures do not count, its text does",
     )
     parser.add_argument(
         "--max-seconds",

@@ -8,7 +8,7 @@ without a record is a helper of some formats (`package`: ZIP packages of XML par
 `opendocument`: OpenDocument text and presentations). `register` adds a format from elsewhere.
 """
 
-from summarizer.readers.base import LeftOut, ReadAs, Reader, is_running_text
+from summarizer.readers.base import Entry, LeftOut, ReadAs, Reader, is_running_text
 from summarizer.readers.registry import (
     Document,
     TooLarge,
@@ -23,6 +23,7 @@ from summarizer.readers.registry import (
 
 __all__ = [
     "Document",
+    "Entry",
     "LeftOut",
     "ReadAs",
     "Reader",

@@ -2,7 +2,8 @@
 what readers share: the running-text filter and the hint that names the extra to install.
 
 A reader function takes a file's text (or its bytes, for a binary format) and yields its
-paragraphs, each on one line, in reading order. It may also yield a `ReadAs` (a part that another
+paragraphs, each on one line, in reading order (a list's entry as an `Entry`). It may also
+yield a `ReadAs` (a part that another
 format's reader reads: an e-mail's HTML body, an EPUB's chapters) and a `LeftOut` (a note on a
 part it could not read: a LaTeX file's missing `\\input`). `Reader.paragraphs` runs it: it
 imports the optional modules the format needs first (`needs`, one hint naming `extra` when one is
@@ -13,6 +14,7 @@ missing), and keeps only the paragraphs that end a sentence where the record say
 from __future__ import annotations
 
 import importlib
+import mmap
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -41,7 +43,15 @@ class LeftOut:
     note: str
 
 
-Piece = str | ReadAs | LeftOut
+class Entry(str):
+    """A paragraph that is an entry of a bulleted or numbered list, as a reader yields it: read as
+    any paragraph is, and marked in `Document.entries` (a sentence of it that has no subject's or
+    finite verb's word is chosen last: `summarizer.selection.bare_entry`)."""
+
+    __slots__ = ()
+
+
+Piece = str | ReadAs | LeftOut  # a paragraph (perhaps an `Entry`), a part read as another format, a note
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,9 @@ class Reader:
     own_charset: bool = False  # text whose bytes name their charset (HTML): undecoded unless a byte order mark says
     running_text: bool = False  # keep only the paragraphs that end a sentence (its markup does not name all labels)
     with_path: bool = False  # read(data, path): the file's path too, or None (LaTeX reads the files it inputs)
+    # A ZIP package read a part at a time (`summarizer.readers.package`): a file of it is mapped,
+    # not read, and its pictures do not count against the input limit, only its text does.
+    packaged: bool = False
     needs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # module -> what installs it
     extra: str | None = None  # bertsum's extra that installs `needs`
 
@@ -75,22 +88,29 @@ class Reader:
                 install = f"pip install 'bertsum[{self.extra}]'" if self.extra else f"pip install {package}"
                 raise UnreadableDocument(f"reading {self.description} needs {package}: {install}") from None
 
-    def paragraphs(self, data: str | bytes, path: Path | None = None) -> tuple[list[str], list[str]]:
-        """The paragraphs of `data` read as this format, and the notes on what was left out."""
+    def paragraphs(
+        self, data: str | bytes | mmap.mmap, path: Path | None = None
+    ) -> tuple[list[str], list[str], set[int]]:
+        """The paragraphs of `data` read as this format, the notes on what was left out, and which
+        of the paragraphs (their indices) are a list's entries (`Entry`)."""
         self.require()
         pieces = self.read(data, path) if self.with_path else self.read(data)
         paragraphs: list[str] = []
         left_out: list[str] = []
+        entries: set[int] = set()
         for piece in pieces:
             if isinstance(piece, ReadAs):
-                inner, notes = piece.reader.paragraphs(piece.data)
+                inner, notes, inner_entries = piece.reader.paragraphs(piece.data)
+                entries |= {len(paragraphs) + i for i in inner_entries}
                 paragraphs += inner
                 left_out += notes
             elif isinstance(piece, LeftOut):
                 left_out.append(piece.note)
             elif not self.running_text or is_running_text(piece):
-                paragraphs.append(piece)
-        return paragraphs, left_out
+                if isinstance(piece, Entry):
+                    entries.add(len(paragraphs))
+                paragraphs.append(str(piece))
+        return paragraphs, left_out, entries
 
 
 def is_running_text(paragraph: str) -> bool:

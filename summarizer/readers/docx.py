@@ -10,7 +10,8 @@ style or paragraph style hides it, as Word does not print it); a line break insi
 a space, and an equation (Office Math) reads as its text (`summarizer.text.formulas`). A
 References or Bibliography section is no running text (`summarizer.text.apparatus`), and
 paragraphs that are the lines of hard-wrapped text are joined as plain text's lines are
-(`summarizer.text.layout.rejoined`).
+(`summarizer.text.layout.rejoined`). A bulleted or numbered paragraph (by its own numbering or
+its style's) is a list's entry (`summarizer.readers.base.Entry`).
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ import re
 from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
-from summarizer.readers.base import Reader
+from summarizer.readers.base import Entry, Reader
 from summarizer.readers.package import open_package
 from summarizer.text.apparatus import in_reference_sections
 from summarizer.text.formulas import omml_text
-from summarizer.text.layout import rejoined
+from summarizer.text.layout import hard_wrapped, rejoined
 
 BODY = "word/document.xml"
 STYLES = "word/styles.xml"
@@ -56,15 +57,21 @@ def docx_paragraphs(data: bytes) -> list[str]:
         styles: Any = Styles(parse_xml(styles_xml)) if styles_xml else []
         apart, hiding = _style_traits(styles)
         ranks = _heading_ranks(styles)
+        numbered_styles = _numbered_styles(styles, qn)
         paragraphs = [child for child in body.iterchildren(qn("w:p"), qn("w:sdt")) for child in _paragraphs(child, qn)]
-        blocks = []  # each paragraph's text, its rank as a heading, and whether it is running text
+        blocks = []  # each paragraph's text, its rank as a heading, whether it is running text, a list's entry
         for paragraph in paragraphs:
             style = _style_id(paragraph, qn)
             text = " ".join(_text(paragraph, qn, hiding, hiding.get(style or "", False)).split())
-            blocks.append((text, _rank(paragraph, style, ranks, qn), style not in apart))
-        references = in_reference_sections([(text, rank) for text, rank, _ in blocks])
+            numbered = _numbering(paragraph, qn)
+            entry = numbered if numbered is not None else style in numbered_styles
+            blocks.append((text, _rank(paragraph, style, ranks, qn), style not in apart, entry))
+        references = in_reference_sections([(text, rank) for text, rank, _, _ in blocks])
         # A paragraph left out ends one of the text's, for a hard-wrapped document's lines.
-        return rejoined([text if kept and not listed else "" for (text, _, kept), listed in zip(blocks, references)])
+        lines = [text if kept and not listed else "" for (text, _, kept, _), listed in zip(blocks, references)]
+        if hard_wrapped(lines):
+            return rejoined(lines)
+        return [Entry(line) if entry else line for line, (*_, entry) in zip(lines, blocks) if line]
     except Exception as error:  # python-docx and lxml raise many types on damaged parts
         raise UnreadableDocument(f"not a readable Word document: {first_line(error)}") from None
 
@@ -138,6 +145,34 @@ def _rank(paragraph: Any, style: str | None, ranks: dict[str, int], qn: Any) -> 
     return ranks.get(style or "")
 
 
+def _numbering(element: Any, qn: Any) -> bool | None:
+    """Whether a paragraph's (or a style's) own properties number it as a list's entry (a bullet
+    or a number: `w:numPr`); False where they take numbering away (`w:numId` 0), None where they
+    do not say."""
+    numbering = element.find(f"{qn('w:pPr')}/{qn('w:numPr')}")
+    if numbering is None:
+        return None
+    number = numbering.find(qn("w:numId"))
+    return number is None or number.get(qn("w:val")) != "0"
+
+
+def _numbered_styles(styles: Any, qn: Any) -> set[str]:
+    """The paragraph styles that number their paragraphs as a list's entries ("List Bullet"), by
+    their own properties or those of the nearest style they are based on that says."""
+    own = {style.style_id: (_numbering(style.element, qn), style.element.basedOn_val) for style in styles}
+    numbered = set()
+    for start in own:
+        seen, style_id = set(), start
+        while style_id in own and style_id not in seen:
+            seen.add(style_id)
+            says, style_id = own[style_id]
+            if says is not None:
+                if says:
+                    numbered.add(start)
+                break
+    return numbered
+
+
 def _style_id(paragraph: Any, qn: Any) -> str | None:
     style = paragraph.find(f"{qn('w:pPr')}/{qn('w:pStyle')}")
     return None if style is None else style.get(qn("w:val"))
@@ -183,6 +218,7 @@ READER = Reader(
     (".docx",),
     docx_paragraphs,
     binary=True,
+    packaged=True,
     running_text=True,
     needs={"docx": "python-docx", "lxml": "lxml"},
     extra="formats",

@@ -170,7 +170,7 @@ def email_paragraphs(data: bytes) -> list[str | LeftOut]:
     format, body = email_body(data)
     if not body.strip():
         return []
-    paragraphs, notes = (html.READER if format == "html" else text.READER).paragraphs(body)
+    paragraphs, notes, _ = (html.READER if format == "html" else text.READER).paragraphs(body)
     if format == "text":
         paragraphs = [_without_addresses(p) for p in paragraphs if not _is_link(p)]
     return [*_without_opt_out(_without_headlines(paragraphs)), *(LeftOut(note) for note in notes)]

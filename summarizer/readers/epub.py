@@ -137,6 +137,7 @@ READER = Reader(
     (".epub",),
     epub_paragraphs,
     binary=True,
+    packaged=True,
     needs={"lxml": "lxml", "trafilatura": "trafilatura"},
     extra="formats",
 )

@@ -10,6 +10,7 @@ READER = Reader(
     (".odp", ".fodp"),
     odp_paragraphs,
     binary=True,
+    packaged=True,
     running_text=True,
     needs={"lxml": "lxml"},
     extra="formats",

@@ -10,6 +10,7 @@ READER = Reader(
     (".odt", ".fodt"),
     odt_paragraphs,
     binary=True,
+    packaged=True,
     running_text=True,
     needs={"lxml": "lxml"},
     extra="formats",

@@ -15,7 +15,8 @@ line breaks inside a paragraph are a space; soft hyphens go; a formula (a MathML
 package or in a flat file's frame) reads as its text (`summarizer.text.formulas`). A References
 or Bibliography section is no running text (`summarizer.text.apparatus`), and paragraphs that
 are the lines of hard-wrapped text are joined as plain text's lines are
-(`summarizer.text.layout.rejoined`).
+(`summarizer.text.layout.rejoined`). A paragraph of a list's item is a list's entry
+(`summarizer.readers.base.Entry`).
 
 A presentation, as a PowerPoint one is read (`summarizer.readers.pptx`): each shown slide's text
 (its text boxes, outlines and shapes, in groups too, in the order the slide lists them; never its
@@ -32,12 +33,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from summarizer.errors import UnreadableDocument
+from summarizer.readers.base import Entry
 from summarizer.readers.docx import apparatus_style
-from summarizer.readers.package import MAX_TEXT_BYTES, Package, article, open_package, parse_xml
+from summarizer.readers.package import MAX_TEXT_BYTES, ZIP_SIGNATURE, Package, article, open_package, parse_xml
 from summarizer.readers.pptx import NOTE_MARK, note_marks, without_note_lists
 from summarizer.text.apparatus import in_reference_sections
 from summarizer.text.formulas import mathml_text
-from summarizer.text.layout import rejoined
+from summarizer.text.layout import hard_wrapped, rejoined
 
 KIND = "OpenDocument text document"
 PRESENTATION = "OpenDocument presentation"
@@ -74,6 +76,7 @@ def odt_paragraphs(data: bytes) -> list[str]:
         data, KIND, "an old binary document (such as Word's .doc), not .odt: save it as .odt first"
     )
     blocks: list[tuple[str, int | None, bool]] = []  # text, rank as a heading, whether running text
+    entries: list[bool] = []  # whether each is a list's entry
     for paragraph in _paragraphs(_body(content, "text", KIND), headings=True):
         if _hides_itself(paragraph) or paragraph.get(f"{_TEXT}style-name") in hidden:
             continue
@@ -84,9 +87,13 @@ def odt_paragraphs(data: bytes) -> list[str]:
             )
         else:
             blocks.append((text, None, not _not_running(paragraph.get(f"{_TEXT}style-name"), styles)))
+        entries.append(paragraph.getparent().tag == f"{_TEXT}list-item")
     references = in_reference_sections([(text, rank) for text, rank, _ in blocks])
     # A paragraph left out ends one of the text's, for a hard-wrapped document's lines.
-    return rejoined([text if kept and not listed else "" for (text, _, kept), listed in zip(blocks, references)])
+    lines = [text if kept and not listed else "" for (text, _, kept), listed in zip(blocks, references)]
+    if hard_wrapped(lines):
+        return rejoined(lines)
+    return [Entry(line) if entry else line for line, entry in zip(lines, entries) if line]
 
 
 def odp_paragraphs(data: bytes) -> list[str]:
@@ -120,7 +127,8 @@ def odp_paragraphs(data: bytes) -> list[str]:
 def _content(data: bytes, kind: str, old_binary: str) -> tuple[Any, dict[str, tuple[str, str | None, bool]], set[str]]:
     """A document's content (`office:document-content`, or a flat file's `office:document`), its
     paragraph styles and the styles that hide their text."""
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"<?xml", b"<office:document")):
+    flat = data[: len(ZIP_SIGNATURE)] != ZIP_SIGNATURE  # a mapped file is a package's (`Reader.packaged`)
+    if flat and data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"<?xml", b"<office:document")):
         content = _flat(data, kind)
         _formulas_as_text(content, None)
         return content, _styles(content), _hidden_styles(content)

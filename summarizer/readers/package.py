@@ -14,15 +14,17 @@ from __future__ import annotations
 import bz2
 import io
 import lzma
+import mmap
 import struct
 import zipfile
 import zlib
 from collections.abc import Callable
-from typing import Any
+from typing import IO, Any, cast
 
 from summarizer.errors import UnreadableDocument, first_line
 
 MAX_TEXT_BYTES = 30_000_000  # what the parts read unpack to, together at most (parsed, about 15 times that at worst)
+ZIP_SIGNATURE = b"PK\x03\x04"  # a ZIP archive's first part's local header
 OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the old binary container (.doc, .xls, .ppt; Office's encrypted files)
 # An Office file saved with a password: an OLE container whose stream holds the encrypted package.
 _ENCRYPTED_OOXML = "EncryptedPackage".encode("utf-16-le")
@@ -40,7 +42,7 @@ class Package:
     """An open ZIP package of XML parts; `kind` names the document in messages ("PowerPoint
     presentation")."""
 
-    def __init__(self, data: bytes, archive: zipfile.ZipFile, kind: str) -> None:
+    def __init__(self, data: bytes | mmap.mmap, archive: zipfile.ZipFile, kind: str) -> None:
         self.data = data
         self.kind = kind
         self.parts = {info.filename: info for info in archive.infolist()}
@@ -61,7 +63,7 @@ class Package:
         if start + _LOCAL_HEADER.size > len(self.data):
             raise UnreadableDocument(f"a damaged {self.kind}: no local header for {name}")
         signature, name_length, extra_length = _LOCAL_HEADER.unpack_from(self.data, start)
-        if signature != b"PK\x03\x04":
+        if signature != ZIP_SIGNATURE:
             raise UnreadableDocument(f"a damaged {self.kind}: no local header for {name}")
         start += 30 + name_length + extra_length
         stored = memoryview(self.data)[start : start + info.compress_size]
@@ -125,15 +127,17 @@ def parse_xml(data: bytes, what: str, parser: Any = None) -> Any:
         raise UnreadableDocument(f"not a readable {what}: {first_line(error)}") from None
 
 
-def open_package(data: bytes, kind: str, main_part: str, old_binary: str | None = None) -> Package:
-    """`data` as a package holding `main_part`; `old_binary` is the message for a file in the old
-    binary (OLE) container, of a kind that had one."""
-    if data.startswith(OLE) and old_binary is not None:
-        if _ENCRYPTED_OOXML in data:
+def open_package(data: bytes | mmap.mmap, kind: str, main_part: str, old_binary: str | None = None) -> Package:
+    """`data` (bytes, or a file mapped into memory) as a package holding `main_part`;
+    `old_binary` is the message for a file in the old binary (OLE) container, of a kind that had one."""
+    if data[: len(OLE)] == OLE and old_binary is not None:
+        if data.find(_ENCRYPTED_OOXML) >= 0:
             raise UnreadableDocument(f"an encrypted (password-protected) {kind}: remove its password first")
         raise UnreadableDocument(old_binary)
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        # a mapped file is its own stream (a BytesIO would copy it, pictures and all)
+        stream = cast("IO[bytes]", data) if isinstance(data, mmap.mmap) else io.BytesIO(data)
+        with zipfile.ZipFile(stream) as archive:
             package = Package(data, archive, kind)
     except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError):
         raise UnreadableDocument(f"not {article(kind)} (not a ZIP archive)") from None

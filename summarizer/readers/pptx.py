@@ -237,6 +237,7 @@ READER = Reader(
     (".pptx",),
     pptx_paragraphs,
     binary=True,
+    packaged=True,
     running_text=True,
     needs={"lxml": "lxml"},
     extra="formats",

@@ -15,17 +15,20 @@ that a copy of its text keeps.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import importlib
+import mmap
 import os
 import pkgutil
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from summarizer.errors import InputError, UnreadableDocument, first_line, quoted
 from summarizer.readers.base import Reader, reader_of
+from summarizer.readers.package import ZIP_SIGNATURE
 
 # Byte order marks, UTF-32's before UTF-16's (UTF-32 LE's begins with UTF-16 LE's), and the
 # codecs that read past them.
@@ -68,6 +71,7 @@ class Document:
 
     paragraphs: tuple[str, ...]
     left_out: tuple[str, ...] = ()
+    entries: frozenset[int] = frozenset()  # the paragraphs (their indices) that are a list's entries
 
     def __post_init__(self) -> None:
         if any(_CONTROL.search(paragraph) for paragraph in self.paragraphs):  # never output: a space or nothing
@@ -169,10 +173,14 @@ def read_file(
         path = Path(source)
         name = name or quoted(str(path))
     name = name or "document"
+    format = format or (format_of(path) if path is not None else "text")
+    data: bytes | mmap.mmap
     try:
         if path is not None:
             with path.open("rb") as file:
-                data = file.read(-1 if limit is None else limit + 1)
+                larger = limit is not None and os.fstat(file.fileno()).st_size > limit
+                mapped = _mapped_package(file) if larger and reader(format).packaged else None
+                data = mapped if mapped is not None else file.read(-1 if limit is None else limit + 1)
         elif isinstance(source, bytes):
             data = source
         else:
@@ -181,22 +189,38 @@ def read_file(
     except OSError as error:
         raise InputError(f"{name}: cannot read: {error.strerror or error}") from None
     megabytes = f"{(limit or 0) / 1_000_000:g} MB"
-    if limit is not None and len(data) > limit:
+    if limit is not None and len(data) > limit and not isinstance(data, mmap.mmap):
         raise TooLarge(f"{name}: larger than the input limit of {megabytes}")
-    format = format or (format_of(path) if path is not None else "text")
-    document = read_document(data, format, name, path)
+    try:
+        document = read_document(data, format, name, path)
+    finally:
+        if isinstance(data, mmap.mmap):
+            with contextlib.suppress(BufferError):  # a part's view still held (by an error's traceback)
+                data.close()
     if limit is not None and sum(len(paragraph.encode()) for paragraph in document.paragraphs) > limit:
         raise TooLarge(f"{name}: its text is larger than the input limit of {megabytes}")
     for note in document.left_out:  # the rest is read, as LaTeX typesets the rest
         if notes is not None:
             notes(f"{name}: {note}")
     if require_text and not document.paragraphs:
-        blank = not data.removeprefix(b"\xef\xbb\xbf").strip()
+        blank = not isinstance(data, mmap.mmap) and not data.removeprefix(b"\xef\xbb\xbf").strip()
         raise InputError(f"{name}: " + ("empty file" if blank else f"no running text found in this {format} file"))
     return document
 
 
-def read_document(data: str | bytes, format: str, name: str, path: Path | None = None) -> Document:
+def _mapped_package(file: IO[bytes]) -> mmap.mmap | None:
+    """A ZIP package's file larger than the input limit mapped into memory, none of it read yet:
+    its parts are read one at a time, its pictures never (`Reader.packaged`), and only its text
+    counts against the limit; None for a file of anything else (a flat OpenDocument file, a .doc
+    saved as .docx), which is refused as any file over the limit is. (A file within the limit is
+    read whole, as it always was.)"""
+    if file.read(len(ZIP_SIGNATURE)) != ZIP_SIGNATURE:
+        file.seek(0)
+        return None
+    return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+def read_document(data: str | bytes | mmap.mmap, format: str, name: str, path: Path | None = None) -> Document:
     """The running text of `data` read as `format` (perhaps none: `Document.paragraphs` is
     empty); an `InputError` naming `name` when it cannot be read as that format. `path` is the
     file `data` comes from: a LaTeX document's `\\input` files are read from its directory (none
@@ -207,12 +231,13 @@ def read_document(data: str | bytes, format: str, name: str, path: Path | None =
             if isinstance(data, str):
                 raise UnreadableDocument(f"{record.description} is read from its bytes, not from text")
         else:
+            assert not isinstance(data, mmap.mmap)  # mapped only for a packaged format, read from its bytes
             if isinstance(data, bytes):
                 data = _decode(data, keep_bytes=record.own_charset)
             if not data.strip():
                 return Document(())
-        paragraphs, left_out = record.paragraphs(data, path)
-        return Document(_article_text(paragraphs), tuple(left_out))
+        paragraphs, left_out, entries = record.paragraphs(data, path)
+        return _article(paragraphs, entries, tuple(left_out))
     except UnreadableDocument as error:
         raise InputError(f"{name}: {error}") from None
     except RecursionError:
@@ -223,16 +248,20 @@ def read_document(data: str | bytes, format: str, name: str, path: Path | None =
         raise InputError(f"{name}: not readable as {format}: {first_line(error)}") from error
 
 
-def _article_text(paragraphs: Iterable[str]) -> tuple[str, ...]:
-    """`paragraphs` less a news page's apparatus (`_NEWS_APPARATUS`, `_NEWS_HEADER`)."""
-    out = []
-    for paragraph in paragraphs:
+def _article(paragraphs: Iterable[str], entries: Collection[int], left_out: tuple[str, ...]) -> Document:
+    """The document of `paragraphs` (of which `entries` are a list's) less a news page's
+    apparatus (`_NEWS_APPARATUS`, `_NEWS_HEADER`)."""
+    out: list[str] = []
+    kept_entries = set()
+    for i, paragraph in enumerate(paragraphs):
         header = _NEWS_HEADER.match(paragraph)
         if header and header.end() < len(paragraph):
             paragraph = paragraph[header.end() :]
         if not _NEWS_APPARATUS.fullmatch(paragraph):
+            if i in entries:
+                kept_entries.add(len(out))
             out.append(paragraph)
-    return tuple(out)
+    return Document(tuple(out), left_out, frozenset(kept_entries))
 
 
 def _decode(data: bytes, keep_bytes: bool) -> str | bytes:

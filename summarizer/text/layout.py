@@ -667,7 +667,11 @@ def rejoined(lines: list[str]) -> list[str]:
     one, a heading or a table left out). When the lines are hard-wrapped (`wrap_width`), they
     are joined as plain text's are (`paragraphs`); otherwise each non-empty one is a paragraph,
     as it was."""
-    text = "\n".join(lines)
-    if wrap_width(_lines(text)) is None:
+    if not hard_wrapped(lines):
         return [line for line in lines if line]
-    return paragraphs(text)
+    return paragraphs("\n".join(lines))
+
+
+def hard_wrapped(lines: list[str]) -> bool:
+    """Whether a word processor's paragraphs are the lines of hard-wrapped text (`rejoined`)."""
+    return wrap_width(_lines("\n".join(lines))) is not None
