@@ -30,21 +30,26 @@ MIN_STANDALONE_WORDS = 4
 # a sentence whose verb the closed list of `SENTENCE_WORDS` lacks ("In case of ... file format,
 # CDigiDoc software library supports HASHCODE data file mode for intermediary ddoc files.").
 MAX_PHRASE_WORDS = 15
-# A labelled entry set as a sentence: a label of at most this many words and a colon, then words
-# none of them a subject's or finite verb's: "Apple: over 75,000 nodes storing over 10 PB of
-# data." (a talk's notes), "signed distances: not available for cloud-to-cloud distance." (an
-# option's entry); not "Editor's note: This story was updated.", nor "It read: ...".
+# A labelled entry set as a sentence: a label of at most this many words and a colon, then a
+# phrase (it does not begin with a capital, as a sentence does) whose words are none of them a
+# subject's or finite verb's: "Apple: over 75,000 nodes storing over 10 PB of data." (a talk's
+# notes), "signed distances: not available for cloud-to-cloud distance." (an option's entry),
+# "Last known altitude: 11,400 feet ." (a fact box); not a dateline's sentence ("NEW DELHI: The
+# government on Monday announced ..."), nor "It read: ...".
 MAX_LABEL_WORDS = 3
-_LABEL = regex.compile(rf"^\s*[^\s:]+(?:\s+[^\s:]+){{0,{MAX_LABEL_WORDS - 1}}}:\s+(?=\S)")
+_LABEL = regex.compile(rf"^\s*[^\s:]+(?:\s+[^\s:]+){{0,{MAX_LABEL_WORDS - 1}}}:\s+(?=[^\s\p{{Lu}}\p{{Lt}}])")
 # Code set as a sentence: at least this many words of code (`_CODE_WORD`), and this share of its
 # words: "new SavePrsm(prsmGraph) (save_prsm.js) savePrsmObj.main() ...", a developer's notes;
 # "... was: {{ p.name.full() }}.", a template's; not a manual's sentence that shows a command or
 # two ("Using the standard LaTeX2e \mbox{text} will give normal text, ...: $x_{\mbox{e-p}}$ ...").
 MIN_CODE_WORDS = 3
 MIN_CODE_SHARE = 0.2
-# A word of code: a call, a name joined by underscores, a path into a namespace, an arrow, a
-# brace, a semicolon or an equals sign inside it ("main()", "ms2svg_", "xn::Context", "x=1;").
-_CODE_WORD = regex.compile(r"\w\(|\(\)|\w_|_\w|::|->|[{}]|\S[;=]\S")
+# A word of code: a call (empty, or of a name: "main()", "SavePrsm(prsmGraph)", not "form(s)",
+# "Fe(II)", "(n=120)"), a name joined by underscores ("ms2svg_"), a path into a namespace
+# ("xn::Context"), an arrow or a brace. A word with "@" or "://" (a handle, an address, a
+# link) is none.
+_CODE_WORD = regex.compile(r"\(\)|\w\([a-z_][\w.]+[,)=]|\w_|_\w|::|->|[{}]")
+_NOT_CODE = regex.compile(r"@|://")
 _WORD_CHARACTER = regex.compile(r"[\p{L}\p{N}]")
 _APOSTROPHE = regex.compile(r"['’]")
 _WORD_EDGES = ".,;:!?\"'“”‘’()[]«»—–-"
@@ -146,7 +151,7 @@ def code(sentence: str) -> bool:
     """Whether `sentence` is code more than prose: `MIN_CODE_WORDS` words of code (`_CODE_WORD`),
     and `MIN_CODE_SHARE` of its words."""
     words = sentence.split()
-    found = sum(_CODE_WORD.search(word) is not None for word in words)
+    found = sum(_CODE_WORD.search(word) is not None and _NOT_CODE.search(word) is None for word in words)
     return found >= MIN_CODE_WORDS and found >= MIN_CODE_SHARE * len(words)
 
 
@@ -162,10 +167,13 @@ def bare_entry(sentence: str) -> bool:
 
 
 def _says_something(words: Sequence[str]) -> bool:
-    """Whether one of `words` is a subject's or finite verb's (`SENTENCE_WORDS`): the word, or
-    what comes before its apostrophe ("don't" is one of them, and so is "it's"'s "it")."""
+    """Whether one of `words` is a subject's or finite verb's (`SENTENCE_WORDS`): the word, or a
+    piece of it between apostrophes ("don't" is one of them, so is "it's"'s "it", and French
+    elision's "c'est"'s "est", "qu'il"'s "il")."""
     bare = [word.strip(_WORD_EDGES).lower() for word in words]
-    return any(word in SENTENCE_WORDS or _APOSTROPHE.split(word)[0] in SENTENCE_WORDS for word in bare)
+    return any(
+        word in SENTENCE_WORDS or any(piece in SENTENCE_WORDS for piece in _APOSTROPHE.split(word)) for word in bare
+    )
 
 
 def unended(sentence: str) -> bool:

@@ -222,13 +222,17 @@ def test_too_short_counts_words_between_spaces_and_knows_a_sentence_by_its_verb(
     [
         ("Apple: over 75,000 nodes storing over 10 PB of data.", True),  # a talk's notes
         ("signed distances: not available for cloud-to-cloud distance.", True),  # an option's entry
-        ("READ MORE: Richard III's fatal wounds revealed .", True),  # a news page's link
+        ("READ MORE: 5 key issues for next Israeli leader .", True),  # a news page's link
         ("Last known altitude: 11,400 feet .", True),  # a fact box
         ("Editor's note: This story was updated on Monday.", False),  # what follows says something
         ('It read: "On 10 March, the police served summonses on five men."', False),  # a lead-in, not a label
         ("The plan has three parts: taxes, schools and roads.", False),  # a long label is a sentence's start
         ("Il a dit : « non ».", False),  # French sets a space before its colon: no label
         ("Meeting at 10:30 in the hall.", False),  # a time's colon
+        ("NEW DELHI: The government on Monday announced a nationwide ban.", False),  # a dateline's sentence
+        ("Berlin: Die Regierung legt ihren Haushalt vor.", False),
+        ("Q: What happened to the money after the election?", False),
+        ("Un autre plaisante: \"c'est l'occasion d'arrêter\".", False),  # French elision: "est"
     ],
 )
 def test_a_label_and_a_colon_before_words_without_a_verb_are_an_entry(sentence, entry):
@@ -239,11 +243,16 @@ def test_a_label_and_a_colon_before_words_without_a_verb_are_an_entry(sentence, 
     ("sentence", "is_code"),
     [
         ("new SavePrsm(prsmGraph) (save_prsm.js) savePrsmObj.main() redraws the graph.", True),
-        ("Call xn::Context::Init() and then ctx.run() with retries=3 set.", True),
+        ("Call xn::Context::Init() and then ctx.run() with max_retries set.", True),
         ("The flood lasts 40 days; Moses spends 40 days; Goliath spends 40 days.", False),  # prose semicolons
         ("YouTube, LinkedIn and PayPal reported results (see above).", False),  # camel-cased names are no code
         ("Use the read_file function to read a file.", False),  # one name of code in a sentence
         ("Petitioner's full name at birth was: {{ p.name.full(middle='full') }}.", True),  # a template's
+        ("Patients (n=120) improved (p=0.01) more than controls (n=118; SD=7.2).", False),  # statistics
+        ("Fe(II) is oxidised to Fe(III) by Mn(IV) oxides in the sediment.", False),  # chemistry
+        ("Applicant(s) must submit the form(s) to the relevant office(s) by Friday.", False),
+        ("In p53(-/-) mice, IL-6(+) cells expanded while TNF(-) cells did not.", False),
+        ("Follow @jane_doe, @bob_smith and @news_desk or mail ann_lee@example.org for updates.", False),
         (
             "Using the standard LaTeX2e \\mbox{text} will give normal text, including a hyphen, but will not "
             "scale correctly in superscripts: $x_{\\mbox{e-p}}$ gives x_e-p.",
@@ -262,6 +271,7 @@ def test_a_sentence_of_three_words_of_code_is_code(sentence, is_code):
         ("New algorithm for Iridium flares, TLE updating and the creation of personal TLE files.", True),
         ("The files are updated every day.", False),  # a sentence
         ("Il calcule les orbites des satellites.", False),
+        ("C'est simple à installer.", False),  # French elision: "est"
         (  # a long entry: more likely a sentence whose verb the closed list lacks ("supports")
             "In case of the web service and the XML 1.3 file format, the software library supports "
             "the hash code data file mode for intermediary files.",

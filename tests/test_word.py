@@ -156,6 +156,8 @@ def test_a_word_document_s_pictures_do_not_count_against_the_input_limit_its_tex
 
     document = docx.Document()
     document.add_paragraph("The manual explains how the tool measures distances between clouds.")
+    for number in range(100):
+        document.add_paragraph(f"Step {number} of the guide is read as the others are.")
     out = io.BytesIO()
     document.save(out)
     pictures = io.BytesIO()
@@ -165,14 +167,47 @@ def test_a_word_document_s_pictures_do_not_count_against_the_input_limit_its_tex
         archive.writestr("word/media/image1.png", bytes(range(256)) * 8_000)  # 2 MB, stored
     (tmp_path / "manual.docx").write_bytes(pictures.getvalue())
     assert (tmp_path / "manual.docx").stat().st_size > 2_000_000
-    assert read_file(tmp_path / "manual.docx", limit=1_000_000).paragraphs == (
-        "The manual explains how the tool measures distances between clouds.",
-    )
-    with pytest.raises(TooLarge, match=r"manual.docx: its text is larger than the input limit of 5e-05 MB$"):
-        read_file(tmp_path / "manual.docx", limit=50)
+    read = read_file(tmp_path / "manual.docx", limit=1_000_000).paragraphs
+    assert read[0] == "The manual explains how the tool measures distances between clouds." and len(read) == 101
+    with pytest.raises(TooLarge, match=r"manual.docx: its text is larger than the input limit of 0.004 MB$"):
+        read_file(tmp_path / "manual.docx", limit=4_000)
     (tmp_path / "old.docx").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 2_000_000)
     with pytest.raises(TooLarge, match=r"old.docx: larger than the input limit of 1 MB$"):
         read_file(tmp_path / "old.docx", limit=1_000_000)
+    with pytest.raises(TooLarge, match=r"document: larger than the input limit"):  # standard input is read whole
+        read_file(io.BytesIO(pictures.getvalue()), "docx", limit=1_000_000)
+
+
+def test_a_word_document_over_the_limit_that_is_cut_short_or_lists_too_many_parts_is_one_line(tmp_path, monkeypatch):
+    """Read a part at a time from the open file: a file cut short (as one rewritten while it is
+    read) and a directory past its bounds are errors of one line, not a crash or unbounded memory."""
+    from summarizer.readers import package, read_file
+
+    document = docx.Document()
+    document.add_paragraph("The manual explains how the tool measures distances between clouds.")
+    out = io.BytesIO()
+    document.save(out)
+    whole = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as source, zipfile.ZipFile(whole, "w") as archive:
+        archive.writestr("word/media/image1.png", bytes(range(256)) * 4_000)  # 1 MB, stored, before the text
+        for item in source.infolist():
+            archive.writestr(item, source.read(item.filename))
+    data = whole.getvalue()
+    (tmp_path / "cut.docx").write_bytes(data[: len(data) - 2_000])  # the directory's end lost
+    body = zipfile.ZipFile(whole).getinfo("word/document.xml").header_offset
+    (tmp_path / "bad.docx").write_bytes(data[:body] + b"XXXX" + data[body + 4 :])  # its local header lost
+    for name, message in (
+        ("cut.docx", "cut.docx: not a ZIP archive (no end of its directory)"),
+        ("bad.docx", "bad.docx: a damaged Word .docx document: no local header for word/document.xml"),
+    ):
+        with pytest.raises(InputError) as error:
+            read_file(tmp_path / name, limit=100_000)
+        assert str(error.value) == f"{tmp_path / name}: {message.partition(': ')[2]}"
+    (tmp_path / "whole.docx").write_bytes(data)
+    assert read_file(tmp_path / "whole.docx", limit=100_000).paragraphs
+    monkeypatch.setattr(package, "MAX_PARTS", 5)
+    with pytest.raises(InputError, match=r"whole.docx: a ZIP archive of more than 5 parts or a directory past"):
+        read_file(tmp_path / "whole.docx", limit=100_000)
 
 
 def _with_body(xml: str) -> bytes:

@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         default=MAX_INPUT_MB,
         help=f"refuse an input larger than this many megabytes (default {MAX_INPUT_MB}); a Word, "
-        "PowerPoint, OpenDocument or EPUB file's pictures do not count, its text does",
+        "PowerPoint, OpenDocument or EPUB file named here is read when its text is within it",
     )
     parser.add_argument(
         "--max-seconds",

@@ -14,13 +14,12 @@ missing), and keeps only the paragraphs that end a sentence where the record say
 from __future__ import annotations
 
 import importlib
-import mmap
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import IO, Any
 
 from summarizer.errors import UnreadableDocument
 from summarizer.text.layout import SENTENCE_END
@@ -67,8 +66,8 @@ class Reader:
     own_charset: bool = False  # text whose bytes name their charset (HTML): undecoded unless a byte order mark says
     running_text: bool = False  # keep only the paragraphs that end a sentence (its markup does not name all labels)
     with_path: bool = False  # read(data, path): the file's path too, or None (LaTeX reads the files it inputs)
-    # A ZIP package read a part at a time (`summarizer.readers.package`): a file of it is mapped,
-    # not read, and its pictures do not count against the input limit, only its text does.
+    # A ZIP package read a part at a time (`summarizer.readers.package`): a file of it larger
+    # than the input limit is read open, its pictures never, and only its text counts against it.
     packaged: bool = False
     needs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # module -> what installs it
     extra: str | None = None  # bertsum's extra that installs `needs`
@@ -89,7 +88,7 @@ class Reader:
                 raise UnreadableDocument(f"reading {self.description} needs {package}: {install}") from None
 
     def paragraphs(
-        self, data: str | bytes | mmap.mmap, path: Path | None = None
+        self, data: str | bytes | IO[bytes], path: Path | None = None
     ) -> tuple[list[str], list[str], set[int]]:
         """The paragraphs of `data` read as this format, the notes on what was left out, and which
         of the paragraphs (their indices) are a list's entries (`Entry`)."""

@@ -35,7 +35,7 @@ from typing import Any
 from summarizer.errors import UnreadableDocument
 from summarizer.readers.base import Entry
 from summarizer.readers.docx import apparatus_style
-from summarizer.readers.package import MAX_TEXT_BYTES, ZIP_SIGNATURE, Package, article, open_package, parse_xml
+from summarizer.readers.package import MAX_TEXT_BYTES, Package, article, open_package, parse_xml
 from summarizer.readers.pptx import NOTE_MARK, note_marks, without_note_lists
 from summarizer.text.apparatus import in_reference_sections
 from summarizer.text.formulas import mathml_text
@@ -127,8 +127,8 @@ def odp_paragraphs(data: bytes) -> list[str]:
 def _content(data: bytes, kind: str, old_binary: str) -> tuple[Any, dict[str, tuple[str, str | None, bool]], set[str]]:
     """A document's content (`office:document-content`, or a flat file's `office:document`), its
     paragraph styles and the styles that hide their text."""
-    flat = data[: len(ZIP_SIGNATURE)] != ZIP_SIGNATURE  # a mapped file is a package's (`Reader.packaged`)
-    if flat and data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"<?xml", b"<office:document")):
+    # a file given open is a package's (`summarizer.readers.package.packaged_file`)
+    if isinstance(data, bytes) and data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"<?xml", b"<office:document")):
         content = _flat(data, kind)
         _formulas_as_text(content, None)
         return content, _styles(content), _hidden_styles(content)

@@ -14,12 +14,11 @@ from __future__ import annotations
 import bz2
 import io
 import lzma
-import mmap
 import struct
 import zipfile
 import zlib
 from collections.abc import Callable
-from typing import IO, Any, cast
+from typing import IO, Any
 
 from summarizer.errors import UnreadableDocument, first_line
 
@@ -29,6 +28,9 @@ OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the old binary container (.doc, .xl
 # An Office file saved with a password: an OLE container whose stream holds the encrypted package.
 _ENCRYPTED_OOXML = "EncryptedPackage".encode("utf-16-le")
 _CHUNK = 1 << 20  # inflated at a time, at most
+MAX_PARTS = 100_000  # parts a package larger than the input limit may list (a Word file lists tens)
+_END_SIGNATURE = b"PK\x05\x06"  # the end of a ZIP archive's directory
+_END_RECORD = struct.Struct("<4s4H2LH")  # signature, disks, parts here, parts, directory size, offset, comment
 _LOCAL_HEADER = struct.Struct("<4s22xHH")  # a part's local header: signature, ..., name and extra lengths
 _METHODS = {
     zipfile.ZIP_STORED: "stored",
@@ -39,14 +41,21 @@ _METHODS = {
 
 
 class Package:
-    """An open ZIP package of XML parts; `kind` names the document in messages ("PowerPoint
-    presentation")."""
+    """An open ZIP package of XML parts, in memory or an open file (`data`); `kind` names the
+    document in messages ("PowerPoint presentation")."""
 
-    def __init__(self, data: bytes | mmap.mmap, archive: zipfile.ZipFile, kind: str) -> None:
+    def __init__(self, data: bytes | IO[bytes], archive: zipfile.ZipFile, kind: str) -> None:
         self.data = data
         self.kind = kind
         self.parts = {info.filename: info for info in archive.infolist()}
         self.left = MAX_TEXT_BYTES  # what the parts still to be read may unpack to
+
+    def _at(self, offset: int, size: int) -> bytes | memoryview:
+        """`size` bytes of the package from `offset` (fewer where it ends first: a file cut short)."""
+        if isinstance(self.data, bytes):
+            return memoryview(self.data)[offset : offset + size]
+        self.data.seek(offset)
+        return self.data.read(size)
 
     def __contains__(self, name: str) -> bool:
         return name in self.parts
@@ -60,13 +69,16 @@ class Package:
         if info.compress_type not in _METHODS:
             raise UnreadableDocument(f"a damaged {self.kind}: {name} is compressed by method {info.compress_type}")
         start = info.header_offset
-        if start + _LOCAL_HEADER.size > len(self.data):
+        header = self._at(start, _LOCAL_HEADER.size)
+        if len(header) < _LOCAL_HEADER.size:
             raise UnreadableDocument(f"a damaged {self.kind}: no local header for {name}")
-        signature, name_length, extra_length = _LOCAL_HEADER.unpack_from(self.data, start)
+        signature, name_length, extra_length = _LOCAL_HEADER.unpack(header)
         if signature != ZIP_SIGNATURE:
             raise UnreadableDocument(f"a damaged {self.kind}: no local header for {name}")
-        start += 30 + name_length + extra_length
-        stored = memoryview(self.data)[start : start + info.compress_size]
+        if info.compress_size > 2 * self.left + _CHUNK:  # no method packs text this loosely
+            raise UnreadableDocument(f"{name} unpacks to more than {MAX_TEXT_BYTES / 1e6:g} MB of text")
+        stored_size = min(info.compress_size, self.left + 1) if info.compress_type == zipfile.ZIP_STORED else None
+        stored = self._at(start + 30 + name_length + extra_length, stored_size or info.compress_size)
         try:
             unpacked = _unpack(info.compress_type, stored, self.left)
         except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
@@ -84,7 +96,7 @@ class Package:
         return parse_xml(self.read(name), f"{self.kind}: {name}", parser)
 
 
-def _unpack(method: int, stored: memoryview, limit: int) -> bytearray | None:
+def _unpack(method: int, stored: bytes | memoryview, limit: int) -> bytearray | None:
     """What `stored` inflates to by `method`: all of it, or `limit` + 1 bytes when it would go
     past `limit`; None when it ends early."""
     if method == zipfile.ZIP_STORED:
@@ -127,23 +139,47 @@ def parse_xml(data: bytes, what: str, parser: Any = None) -> Any:
         raise UnreadableDocument(f"not a readable {what}: {first_line(error)}") from None
 
 
-def open_package(data: bytes | mmap.mmap, kind: str, main_part: str, old_binary: str | None = None) -> Package:
-    """`data` (bytes, or a file mapped into memory) as a package holding `main_part`;
-    `old_binary` is the message for a file in the old binary (OLE) container, of a kind that had one."""
-    if data[: len(OLE)] == OLE and old_binary is not None:
-        if data.find(_ENCRYPTED_OOXML) >= 0:
+def open_package(data: bytes | IO[bytes], kind: str, main_part: str, old_binary: str | None = None) -> Package:
+    """`data` (bytes, or an open file that begins as a ZIP archive: `packaged_file`) as a package
+    holding `main_part`; `old_binary` is the message for a file in the old binary (OLE) container,
+    of a kind that had one."""
+    if isinstance(data, bytes) and data.startswith(OLE) and old_binary is not None:
+        if _ENCRYPTED_OOXML in data:
             raise UnreadableDocument(f"an encrypted (password-protected) {kind}: remove its password first")
         raise UnreadableDocument(old_binary)
     try:
-        # a mapped file is its own stream (a BytesIO would copy it, pictures and all)
-        stream = cast("IO[bytes]", data) if isinstance(data, mmap.mmap) else io.BytesIO(data)
-        with zipfile.ZipFile(stream) as archive:
+        # an open file is read where its parts are (a BytesIO of it would hold its pictures too)
+        with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as archive:
             package = Package(data, archive, kind)
     except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError):
         raise UnreadableDocument(f"not {article(kind)} (not a ZIP archive)") from None
     if main_part not in package:
         raise UnreadableDocument(f"not {article(kind)} (no {main_part} in the archive)")
     return package
+
+
+def packaged_file(file: IO[bytes], limit: int) -> IO[bytes] | None:
+    """`file`, a package larger than the input limit, to be read a part at a time (its pictures
+    never read; only its text counts against `limit`), when it begins as a ZIP archive and its
+    directory is within bounds (at most `limit` bytes and `MAX_PARTS` parts, as a file within the
+    limit is); None for a file of anything else, which is refused as any file over the limit is.
+    A file whose directory lies past those bounds is an `UnreadableDocument`."""
+    if file.read(len(ZIP_SIGNATURE)) != ZIP_SIGNATURE:
+        file.seek(0)
+        return None
+    size = file.seek(0, io.SEEK_END)
+    file.seek(max(0, size - _END_RECORD.size - 0xFFFF))  # the end record, after a comment of at most 64 KiB
+    tail = file.read()
+    file.seek(0)
+    at = tail.rfind(_END_SIGNATURE)
+    if at < 0 or at + _END_RECORD.size > len(tail):
+        raise UnreadableDocument("not a ZIP archive (no end of its directory)")
+    parts, directory = _END_RECORD.unpack_from(tail, at)[4:6]
+    if parts == 0xFFFF or directory == 0xFFFFFFFF:
+        raise UnreadableDocument("a ZIP64 archive larger than the input limit: raise the limit to read it")
+    if parts > MAX_PARTS or directory > limit:
+        raise UnreadableDocument(f"a ZIP archive of more than {MAX_PARTS:,} parts or a directory past the input limit")
+    return file
 
 
 def article(kind: str) -> str:

@@ -15,9 +15,7 @@ that a copy of its text keeps.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import importlib
-import mmap
 import os
 import pkgutil
 import re
@@ -28,7 +26,7 @@ from typing import IO
 
 from summarizer.errors import InputError, UnreadableDocument, first_line, quoted
 from summarizer.readers.base import Reader, reader_of
-from summarizer.readers.package import ZIP_SIGNATURE
+from summarizer.readers.package import packaged_file
 
 # Byte order marks, UTF-32's before UTF-16's (UTF-32 LE's begins with UTF-16 LE's), and the
 # codecs that read past them.
@@ -174,13 +172,20 @@ def read_file(
         name = name or quoted(str(path))
     name = name or "document"
     format = format or (format_of(path) if path is not None else "text")
-    data: bytes | mmap.mmap
+    megabytes = f"{(limit or 0) / 1_000_000:g} MB"
+    data: bytes | None = None
     try:
         if path is not None:
             with path.open("rb") as file:
-                larger = limit is not None and os.fstat(file.fileno()).st_size > limit
-                mapped = _mapped_package(file) if larger and reader(format).packaged else None
-                data = mapped if mapped is not None else file.read(-1 if limit is None else limit + 1)
+                packaged = limit is not None and reader(format).packaged and os.fstat(file.fileno()).st_size > limit
+                try:
+                    package = packaged_file(file, limit) if packaged and limit is not None else None
+                except UnreadableDocument as error:
+                    raise InputError(f"{name}: {error}") from None
+                if package is not None:  # read while open, a part at a time: its pictures never
+                    document = read_document(package, format, name, path)
+                else:
+                    data = file.read(-1 if limit is None else limit + 1)
         elif isinstance(source, bytes):
             data = source
         else:
@@ -188,41 +193,25 @@ def read_file(
             data = source.read(-1 if limit is None else limit + 1)
     except OSError as error:
         raise InputError(f"{name}: cannot read: {error.strerror or error}") from None
-    megabytes = f"{(limit or 0) / 1_000_000:g} MB"
-    if limit is not None and len(data) > limit and not isinstance(data, mmap.mmap):
-        raise TooLarge(f"{name}: larger than the input limit of {megabytes}")
-    try:
+    if data is not None:
+        if limit is not None and len(data) > limit:
+            raise TooLarge(f"{name}: larger than the input limit of {megabytes}")
         document = read_document(data, format, name, path)
-    finally:
-        if isinstance(data, mmap.mmap):
-            with contextlib.suppress(BufferError):  # a part's view still held (by an error's traceback)
-                data.close()
     if limit is not None and sum(len(paragraph.encode()) for paragraph in document.paragraphs) > limit:
         raise TooLarge(f"{name}: its text is larger than the input limit of {megabytes}")
     for note in document.left_out:  # the rest is read, as LaTeX typesets the rest
         if notes is not None:
             notes(f"{name}: {note}")
     if require_text and not document.paragraphs:
-        blank = not isinstance(data, mmap.mmap) and not data.removeprefix(b"\xef\xbb\xbf").strip()
+        blank = data is not None and not data.removeprefix(b"\xef\xbb\xbf").strip()
         raise InputError(f"{name}: " + ("empty file" if blank else f"no running text found in this {format} file"))
     return document
 
 
-def _mapped_package(file: IO[bytes]) -> mmap.mmap | None:
-    """A ZIP package's file larger than the input limit mapped into memory, none of it read yet:
-    its parts are read one at a time, its pictures never (`Reader.packaged`), and only its text
-    counts against the limit; None for a file of anything else (a flat OpenDocument file, a .doc
-    saved as .docx), which is refused as any file over the limit is. (A file within the limit is
-    read whole, as it always was.)"""
-    if file.read(len(ZIP_SIGNATURE)) != ZIP_SIGNATURE:
-        file.seek(0)
-        return None
-    return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-
-
-def read_document(data: str | bytes | mmap.mmap, format: str, name: str, path: Path | None = None) -> Document:
+def read_document(data: str | bytes | IO[bytes], format: str, name: str, path: Path | None = None) -> Document:
     """The running text of `data` read as `format` (perhaps none: `Document.paragraphs` is
-    empty); an `InputError` naming `name` when it cannot be read as that format. `path` is the
+    empty); an `InputError` naming `name` when it cannot be read as that format. `data` is text,
+    bytes, or for a packaged format an open file (`read_file`'s of one over the limit). `path` is the
     file `data` comes from: a LaTeX document's `\\input` files are read from its directory (none
     without it)."""
     record = reader(format)
@@ -231,7 +220,7 @@ def read_document(data: str | bytes | mmap.mmap, format: str, name: str, path: P
             if isinstance(data, str):
                 raise UnreadableDocument(f"{record.description} is read from its bytes, not from text")
         else:
-            assert not isinstance(data, mmap.mmap)  # mapped only for a packaged format, read from its bytes
+            assert isinstance(data, (str, bytes))  # a file is given open only for a packaged format
             if isinstance(data, bytes):
                 data = _decode(data, keep_bytes=record.own_charset)
             if not data.strip():
