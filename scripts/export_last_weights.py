@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 
 from summarizer.training.settings import load_config
-from summarizer.training.train import build_run_model, build_tokenizer, compact_export, export_model
+from summarizer.training.train import build_run_model, build_tokenizer, export_model, export_settings
 
 
 def main() -> int:
@@ -38,7 +38,7 @@ def main() -> int:
     model = build_run_model(config)
     state = saved["current_model_state"]
     model.load_state_dict({name.removeprefix("model."): value for name, value in state.items()})
-    export_model(model.eval(), build_tokenizer(config.model), args.target, *compact_export(config))
+    export_model(model.eval(), build_tokenizer(config.model), args.target, *export_settings(config))
     print(f"{checkpoint}: the last step's weights exported to {args.target}")
     return 0
 

@@ -388,7 +388,7 @@ def train(args: argparse.Namespace) -> None:
 
 def unpack(args: argparse.Namespace) -> None:
     from summarizer.training.settings import load_config
-    from summarizer.training.train import build_run_model, build_tokenizer, compact_export, export_model
+    from summarizer.training.train import build_run_model, build_tokenizer, export_model, export_settings
 
     config = load_config(args.config, args.overrides)
     tokenizer = build_tokenizer(config.model)
@@ -399,7 +399,7 @@ def unpack(args: argparse.Namespace) -> None:
         raise SystemExit(f"gpu_stage: {args.weights}: not the parameters this config trains")
     missing, unexpected = model.load_state_dict(state, strict=False)
     assert not unexpected
-    export_model(model.eval(), tokenizer, Path(args.out), *compact_export(config))
+    export_model(model.eval(), tokenizer, Path(args.out), *export_settings(config))
     print(f"exported {args.out}", file=sys.stderr)
 
 

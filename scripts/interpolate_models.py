@@ -27,7 +27,7 @@ import torch
 from summarizer.errors import InputError
 from summarizer.resources import model_dir
 from summarizer.training.settings import load_config
-from summarizer.training.train import build_model, build_run_model, build_tokenizer, compact_export, export_model
+from summarizer.training.train import build_model, build_run_model, build_tokenizer, export_model, export_settings
 
 Weights = dict[str, torch.Tensor]
 
@@ -76,7 +76,7 @@ def main() -> int:
     config.model.lora_rank = next((w.shape[0] for name, w in weights.items() if name.endswith(".lora_a")), 0)
     model = build_run_model(config).eval()  # the run's selection default with the weights
     model.load_state_dict(weights)
-    export_model(model, build_tokenizer(config.model), args.target, *compact_export(config))
+    export_model(model, build_tokenizer(config.model), args.target, *export_settings(config))
     print(f"{args.target}: {1 - args.factor:g} x {args.first} + {args.factor:g} x {args.second}")
     return 0
 

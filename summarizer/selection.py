@@ -130,10 +130,8 @@ def too_short(sentence: str) -> bool:
     subject's or finite verb's word makes a sentence of any length ("It's amazing.", "Don't
     panic."). Scripts
     written without spaces between words (Chinese, Japanese, Thai...) are not counted this way."""
-    if _UNSPACED_SCRIPT.search(sentence) is not None:
-        return False
-    words = [word for word in sentence.split() if _WORD_CHARACTER.search(word)]
-    return len(words) < MIN_STANDALONE_WORDS and not _says_something(words)
+    words = _counted_words(sentence)
+    return words is not None and len(words) < MIN_STANDALONE_WORDS and not _says_something(words)
 
 
 def labelled(sentence: str) -> bool:
@@ -143,7 +141,7 @@ def labelled(sentence: str) -> bool:
     label = _LABEL.match(sentence)
     if label is None or _UNSPACED_SCRIPT.search(sentence) is not None or _says_something(label[0].split()):
         return False  # "It read: ...", "He said: ..." lead in to what a sentence says
-    words = [word for word in sentence[label.end() :].split() if _WORD_CHARACTER.search(word)]
+    words = _counted_words(sentence[label.end() :]) or []
     return bool(words) and not _says_something(words)
 
 
@@ -160,10 +158,16 @@ def bare_entry(sentence: str) -> bool:
     sentence: at most `MAX_PHRASE_WORDS` words, none a subject's or finite verb's
     ("Multi-satellite management (calculation algorithms, display).", a version's list of
     changes). Not so counted in scripts written without spaces between words."""
-    if _UNSPACED_SCRIPT.search(sentence) is not None:
-        return False
-    words = [word for word in sentence.split() if _WORD_CHARACTER.search(word)]
-    return len(words) <= MAX_PHRASE_WORDS and not _says_something(words)
+    words = _counted_words(sentence)
+    return words is not None and len(words) <= MAX_PHRASE_WORDS and not _says_something(words)
+
+
+def _counted_words(text: str) -> list[str] | None:
+    """The words of `text` between spaces that have a letter or digit, or None for a script
+    written without spaces between words (Chinese, Japanese, Thai...), which is not counted."""
+    if _UNSPACED_SCRIPT.search(text) is not None:
+        return None
+    return [word for word in text.split() if _WORD_CHARACTER.search(word)]
 
 
 def _says_something(words: Sequence[str]) -> bool:

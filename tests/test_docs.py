@@ -30,6 +30,7 @@ SKIPPED = {
     "gpu_stage.py": "a training stage prepared for a GPU: minutes to hours",
     "curl -s localhost:8000": "requests to a running summarize serve (tests/test_serve.py sends them to one)",
     "docker ": "needs Docker, which the test machines lack",
+    "--ray -o summaries.parquet": "tests/test_ray.py runs these as written, on the Ray cluster its tests share",
 }
 SLOW = ("ray", "datasets", "torch")  # start a cluster or processes, or import torch
 # The names the library examples use for their inputs.

@@ -152,6 +152,39 @@ def test_an_odt_s_list_items_are_its_entries():
     assert Document.from_text(odt_bytes(), "odt").entries == frozenset({1, 2})
 
 
+def test_a_list_item_s_bold_term_run_into_its_sentence_is_set_apart():
+    styles = (
+        '<style:style style:name="T9" style:family="text"><style:text-properties fo:font-weight="bold"/></style:style>'
+        '<style:style style:name="T2" style:family="text"><style:text-properties fo:font-style="italic"/></style:style>'
+    )
+    items = [
+        '<text:span text:style-name="T9">Very Fast </text:span>This algorithm produces rough output.',
+        '<text:span text:style-name="T9">Adaptive</text:span> It mixes two of the others.',
+        '<text:span text:style-name="T9">Ordered</text:span>: a fixed pattern is used.',  # a mark: as it is
+        '<text:span text:style-name="T9">Bold</text:span>face type is heavier.',  # one word
+        '<text:span text:style-name="T9">Hybrid</text:span> blends them.',  # no capital after it
+        '<text:span text:style-name="T2">Fast</text:span> Nothing bold here.',
+    ]
+    body = "".join(f"<text:list><text:list-item><text:p>{item}</text:p></text:list-item></text:list>" for item in items)
+    body += '<text:p><text:span text:style-name="T9">Outside</text:span> A list, not changed.</text:p>'
+    files = odt_files(body)
+    fo = 'xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" '
+    files["content.xml"] = (
+        str(files["content.xml"])
+        .replace("</office:automatic-styles>", styles + "</office:automatic-styles>")
+        .replace('office:version="1.3"', fo + 'office:version="1.3"')
+    )
+    assert Document.from_text(_zip(files), "odt").paragraphs == (
+        "Very Fast. This algorithm produces rough output.",
+        "Adaptive. It mixes two of the others.",
+        "Ordered: a fixed pattern is used.",
+        "Boldface type is heavier.",
+        "Hybrid blends them.",
+        "Fast Nothing bold here.",
+        "Outside A list, not changed.",
+    )
+
+
 def test_hidden_text_in_an_odt_is_left_out():
     styles = (
         '<style:style style:name="T1" style:family="text"><style:text-properties text:display="none"/></style:style>'

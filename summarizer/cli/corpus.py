@@ -201,12 +201,14 @@ def _on_ray(
         # Reading takes no CPU of its own, so that actors can have them all and reads still run.
         reading: dict[str, Any] = {"num_cpus": 0}
         suffix = Path(source.rstrip("/")).suffix.lower()
+        # A path as the cluster's workers read it: their working folder is not this one's.
+        located = source if "://" in source else str(Path(source).absolute())
         if suffix == ".csv":
-            dataset = ray.data.read_csv(source, **reading)
+            dataset = ray.data.read_csv(located, **reading)
         elif suffix in (".jsonl", ".json"):
-            dataset = ray.data.read_json(source, lines=suffix == ".jsonl", **reading)
+            dataset = ray.data.read_json(located, lines=suffix == ".jsonl", **reading)
         else:  # a Parquet file, or a directory of them
-            dataset = ray.data.read_parquet(source, **reading)
+            dataset = ray.data.read_parquet(located, **reading)
         actors = args.actors or max(1, int(ray.cluster_resources().get("CPU", 1)) - 1)
         options = {
             "text_field": field,

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import IO, Any
 
 from summarizer.errors import UnreadableDocument
-from summarizer.text.layout import SENTENCE_END
+from summarizer.text.layout import SENTENCE_END, hard_wrapped, rejoined
 
 _ALPHANUMERIC = re.compile(r"\w")
 
@@ -48,6 +48,15 @@ class Entry(str):
     finite verb's word is chosen last: `summarizer.selection.bare_entry`)."""
 
     __slots__ = ()
+
+
+def word_processor_paragraphs(lines: list[str], entries: Iterable[bool]) -> list[str]:
+    """A word processor's paragraphs, "" for one left out (which ends a hard-wrapped line's
+    paragraph): rejoined when they are the lines of hard-wrapped text (`hard_wrapped`), else each
+    one that is not empty, an `Entry` where `entries` says it is a list's."""
+    if hard_wrapped(lines):
+        return rejoined(lines)
+    return [Entry(line) if entry else line for line, entry in zip(lines, entries, strict=True) if line]
 
 
 Piece = str | ReadAs | LeftOut  # a paragraph (perhaps an `Entry`), a part read as another format, a note

@@ -20,11 +20,10 @@ import re
 from typing import Any
 
 from summarizer.errors import UnreadableDocument, first_line
-from summarizer.readers.base import Entry, Reader
+from summarizer.readers.base import Reader, word_processor_paragraphs
 from summarizer.readers.package import open_package
 from summarizer.text.apparatus import in_reference_sections
 from summarizer.text.formulas import omml_text
-from summarizer.text.layout import hard_wrapped, rejoined
 
 BODY = "word/document.xml"
 STYLES = "word/styles.xml"
@@ -69,9 +68,7 @@ def docx_paragraphs(data: bytes) -> list[str]:
         references = in_reference_sections([(text, rank) for text, rank, _, _ in blocks])
         # A paragraph left out ends one of the text's, for a hard-wrapped document's lines.
         lines = [text if kept and not listed else "" for (text, _, kept, _), listed in zip(blocks, references)]
-        if hard_wrapped(lines):
-            return rejoined(lines)
-        return [Entry(line) if entry else line for line, (*_, entry) in zip(lines, blocks) if line]
+        return word_processor_paragraphs(lines, (entry for *_, entry in blocks))
     except Exception as error:  # python-docx and lxml raise many types on damaged parts
         raise UnreadableDocument(f"not a readable Word document: {first_line(error)}") from None
 

@@ -33,13 +33,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from summarizer.errors import UnreadableDocument
-from summarizer.readers.base import Entry
+from summarizer.readers.base import word_processor_paragraphs
 from summarizer.readers.docx import apparatus_style
 from summarizer.readers.package import MAX_TEXT_BYTES, Package, article, open_package, parse_xml
 from summarizer.readers.pptx import NOTE_MARK, note_marks, without_note_lists
 from summarizer.text.apparatus import in_reference_sections
 from summarizer.text.formulas import mathml_text
-from summarizer.text.layout import hard_wrapped, rejoined
 
 KIND = "OpenDocument text document"
 PRESENTATION = "OpenDocument presentation"
@@ -47,6 +46,7 @@ _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
+_FO = "{urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0}"
 _MANIFEST = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}"
 _SHOW = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
 _MATH = "{http://www.w3.org/1998/Math/MathML}math"
@@ -60,6 +60,8 @@ _SPACES = {f"{_TEXT}s", f"{_TEXT}tab", f"{_TEXT}line-break"}
 # `_DRAW` elements: frames, text boxes, shapes).
 _APART = {f"{_TEXT}note", f"{_OFFICE}annotation", f"{_TEXT}ruby-text", f"{_TEXT}hidden-text"}
 _ENCODED = re.compile(r"_([0-9a-fA-F]{2})_")  # a style name's character ("_20_" is a space)
+_BOLD = {"bold", "600", "700", "800", "900"}  # `fo:font-weight`s that set text in bold
+_RUN_IN_TERM_WORDS = 6  # at most, in a list item's bold term run into its sentence (`_run_in_term`)
 # A presentation's frames that are not running text (by `presentation:class`): titles, what the
 # master repeats on every slide, and what holds no text of its own (a notes page's slide image).
 _NOT_RUNNING_FRAMES = {"title", "subtitle", "page-number", "date-time", "footer", "header", "page", "notes"}
@@ -77,23 +79,25 @@ def odt_paragraphs(data: bytes) -> list[str]:
     )
     blocks: list[tuple[str, int | None, bool]] = []  # text, rank as a heading, whether running text
     entries: list[bool] = []  # whether each is a list's entry
+    bold = _bold_styles(content)
     for paragraph in _paragraphs(_body(content, "text", KIND), headings=True):
         if _hides_itself(paragraph) or paragraph.get(f"{_TEXT}style-name") in hidden:
             continue
         text = _line(paragraph, hidden)
+        entry = paragraph.getparent().tag == f"{_TEXT}list-item"
+        if entry and (term := _run_in_term(paragraph, bold)) and text.startswith(term):
+            text = f"{term}. {text[len(term) :].lstrip()}"
         if paragraph.tag == f"{_TEXT}h":
             blocks.append(
                 (text, int(level) if (level := paragraph.get(f"{_TEXT}outline-level", "1")).isdigit() else 1, False)
             )
         else:
             blocks.append((text, None, not _not_running(paragraph.get(f"{_TEXT}style-name"), styles)))
-        entries.append(paragraph.getparent().tag == f"{_TEXT}list-item")
+        entries.append(entry)
     references = in_reference_sections([(text, rank) for text, rank, _ in blocks])
     # A paragraph left out ends one of the text's, for a hard-wrapped document's lines.
     lines = [text if kept and not listed else "" for (text, _, kept), listed in zip(blocks, references)]
-    if hard_wrapped(lines):
-        return rejoined(lines)
-    return [Entry(line) if entry else line for line, entry in zip(lines, entries) if line]
+    return word_processor_paragraphs(lines, entries)
 
 
 def odp_paragraphs(data: bytes) -> list[str]:
@@ -215,6 +219,33 @@ def _raised_styles(content: Any) -> frozenset[str]:
         if (position := (properties.get(f"{_STYLE}text-position") or "0").split()[0]) == "super"
         or (position.endswith("%") and _positive(position[:-1]))
     )
+
+
+def _bold_styles(content: Any) -> frozenset[str]:
+    """The automatic text styles that set their text in bold."""
+    return frozenset(
+        name
+        for name, properties in _style_properties(content, "text-properties", _AUTOMATIC)
+        if properties.get(f"{_FO}font-weight") in _BOLD
+    )
+
+
+def _run_in_term(paragraph: Any, bold: frozenset[str]) -> str | None:
+    """The term in bold a paragraph begins with, run into the sentence that follows it with no
+    mark between them ("Very Fast This algorithm produces ...", a list of options), or None: at
+    most `_RUN_IN_TERM_WORDS` words, then a space and a capital."""
+    if (paragraph.text or "").strip() or len(paragraph) == 0:
+        return None
+    first = paragraph[0]
+    if first.tag != f"{_TEXT}span" or first.get(f"{_TEXT}style-name") not in bold:
+        return None
+    raw, after = "".join(first.itertext()), first.tail or ""
+    term = " ".join(raw.split())
+    if not term or len(term.split()) > _RUN_IN_TERM_WORDS or not term[-1].isalnum():
+        return None
+    if not (raw[-1:].isspace() or after[:1].isspace()):
+        return None  # "**Bold**face": one word
+    return term if after.lstrip()[:1].isupper() else None
 
 
 def _positive(number: str) -> bool:

@@ -177,11 +177,12 @@ def read_file(
     try:
         if path is not None:
             with path.open("rb") as file:
-                packaged = limit is not None and reader(format).packaged and os.fstat(file.fileno()).st_size > limit
-                try:
-                    package = packaged_file(file, limit) if packaged and limit is not None else None
-                except UnreadableDocument as error:
-                    raise InputError(f"{name}: {error}") from None
+                package = None
+                if limit is not None and reader(format).packaged and os.fstat(file.fileno()).st_size > limit:
+                    try:
+                        package = packaged_file(file, limit)
+                    except UnreadableDocument as error:
+                        raise InputError(f"{name}: {error}") from None
                 if package is not None:  # read while open, a part at a time: its pictures never
                     document = read_document(package, format, name, path)
                 else:

@@ -381,7 +381,9 @@ class OutputConfig:
     the packaged encoder, as the built-in model is shipped. `snapshots` lists numbers of
     training documents after which the model is also exported, to `runs_dir/NAME/model-N`.
     `compact_weights`: how a compact export stores them, `float16` or `int8` (matrices as
-    8-bit integers with a scale per row, half the size).
+    8-bit integers with a scale per row, half the size). `graph: false` exports the weights
+    without their ONNX graphs (tracing takes half a minute or more an export): such a model runs
+    on torch until `python -m summarizer.runtime.onnx_export DIR` adds them.
     """
 
     runs_dir: str = "runs"
@@ -389,6 +391,7 @@ class OutputConfig:
     compact: bool = False
     compact_weights: str = "float16"
     snapshots: list[int] = field(default_factory=list)
+    graph: bool = True
 
     def __post_init__(self) -> None:
         check_choice(self, "compact_weights", COMPACT_WEIGHTS)

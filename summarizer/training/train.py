@@ -222,7 +222,7 @@ def train(config: TrainConfig, resume: bool = False, callbacks: Sequence[Callbac
         model = system.model.cpu().eval()
         write_held_out(config, datamodule)
         try:
-            export_model(model, tokenizer, config.export_dir, *compact_export(config))
+            export_model(model, tokenizer, config.export_dir, *export_settings(config))
         except OSError as error:
             raise InputError(
                 f"output: cannot export the model to {config.export_dir} ({error}); the best checkpoint is {best}"
@@ -420,7 +420,7 @@ class Snapshots(Callback):
             model = system.model
             target = self.config.run_dir / f"model-{documents}"
             if not target.exists():  # a resumed run may pass the same step again
-                export_model(model, self.tokenizer, target, *compact_export(self.config))
+                export_model(model, self.tokenizer, target, *export_settings(self.config))
 
 
 def export_model(
@@ -429,10 +429,11 @@ def export_model(
     directory: Path,
     base_encoder: str | None = None,
     compact_dtype: torch.dtype = torch.float16,
+    graph: bool = True,
 ) -> None:
     """`model.save_pretrained` (or `save_compact` over the packaged `base_encoder` in
-    `compact_dtype`, when a base is given) to `directory` with its ONNX graphs (`onnx_export`),
-    swapped into place once complete.
+    `compact_dtype`, when a base is given) to `directory` with its ONNX graphs (`onnx_export`;
+    not with `graph=False`), swapped into place once complete.
 
     The files go to a new directory beside `directory` first; then the old export is renamed
     away, the new one renamed in, and the old one deleted. A reader never finds a half-written
@@ -446,7 +447,8 @@ def export_model(
         else:
             model.save_pretrained(str(staging))
             tokenizer.save_pretrained(str(staging))
-        export_graph(model, tokenizer, staging)
+        if graph:
+            export_graph(model, tokenizer, staging)
         for path in (p for p in staging.iterdir() if p.is_file()):
             os.chmod(path, new_file_mode())
     except BaseException:
@@ -465,9 +467,11 @@ def export_model(
     shutil.rmtree(previous, ignore_errors=True)
 
 
-def compact_export(config: TrainConfig) -> tuple[str | None, torch.dtype]:
-    """The packaged encoder a compact export builds on (None: a whole export), and its dtype."""
-    return (config.model.base_encoder if config.output.compact else None), getattr(torch, config.output.compact_weights)
+def export_settings(config: TrainConfig) -> tuple[str | None, torch.dtype, bool]:
+    """`export_model`'s settings from `config.output`: the packaged encoder a compact export builds
+    on (None: a whole export), its dtype, and whether the ONNX graphs are exported."""
+    base_encoder = config.model.base_encoder if config.output.compact else None
+    return base_encoder, getattr(torch, config.output.compact_weights), config.output.graph
 
 
 def split_documents(datamodule: SummarizationDataModule, split: str) -> list[Example]:
