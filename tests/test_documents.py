@@ -176,6 +176,26 @@ def test_html_list_items_keep_their_words_around_the_blocks_they_hold():
         and "The host name is read from the environment." in paragraphs
     )
     assert not any("make" in paragraph for paragraph in paragraphs)
+    listed = {paragraphs[i] for i in Document.from_text(page, "html").entries}
+    assert listed == {
+        "Run the build first, then read its log.",
+        "Options are set in the config file, as follows:",
+        "The port is set to 80 by default.",
+        "The host name is read from the environment.",
+    }  # a list's entries, as a Word file's are: a phrase among them is chosen last
+
+
+def test_markdown_list_items_are_a_list_s_entries():
+    text = "# Notes\n\nThe tool tracks satellites.\n\n- Multi-satellite management.\n- Flare predictions.\n\n"
+    text += "It updates daily."
+    document = Document.from_text(text, "markdown")
+    assert document.paragraphs == (
+        "The tool tracks satellites.",
+        "Multi-satellite management.",
+        "Flare predictions.",
+        "It updates daily.",
+    )
+    assert document.entries == frozenset({1, 2})
 
 
 def test_running_text_of_other_scripts_is_read_from_markdown_and_html():

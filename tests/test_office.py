@@ -164,6 +164,7 @@ def test_a_list_item_s_bold_term_run_into_its_sentence_is_set_apart():
         '<text:span text:style-name="T9">Bold</text:span>face type is heavier.',  # one word
         '<text:span text:style-name="T9">Hybrid</text:span> blends them.',  # no capital after it
         '<text:span text:style-name="T2">Fast</text:span> Nothing bold here.',
+        '<text:span text:style-name="T9">Tabbed<text:tab/></text:span>Here the sentence starts.',
     ]
     body = "".join(f"<text:list><text:list-item><text:p>{item}</text:p></text:list-item></text:list>" for item in items)
     body += '<text:p><text:span text:style-name="T9">Outside</text:span> A list, not changed.</text:p>'
@@ -181,6 +182,7 @@ def test_a_list_item_s_bold_term_run_into_its_sentence_is_set_apart():
         "Boldface type is heavier.",
         "Hybrid blends them.",
         "Fast Nothing bold here.",
+        "Tabbed. Here the sentence starts.",
         "Outside A list, not changed.",
     )
 

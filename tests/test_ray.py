@@ -144,6 +144,9 @@ def test_the_commands_of_the_scaling_guide_run_as_written(
             (0, True, None),
             (1, True, None),
         ]
+    # A relative path read on this machine (`local://`), as on a remote cluster
+    assert main(["local://corpus.jsonl", "--ray", "--text-field", "body", "-o", "local.jsonl"]) == 0
+    assert len((tmp_path / "local.jsonl").read_text().splitlines()) == 2
 
 
 def test_nothing_else_imports_ray() -> None:

@@ -382,6 +382,7 @@ def test_bad_settings_and_missing_data_exit_2(
     assert main(["--config", str(TINY), f"model.encoder={tiny_encoder_dir}", override]) == 2
     out, err = capsys.readouterr()
     assert BAD_RUNS[override] in err and len(err.splitlines()) == 1
+    assert override != "model.head=lstm" or err.endswith(", got 'lstm'\n")
     assert "Traceback" not in out + err
 
 
@@ -445,6 +446,7 @@ ONE_PASS = (
 def test_only_the_top_layers_and_the_head_change(tiny_encoder_dir: Path, synthetic: Path, tmp_path: Path) -> None:
     before = load_file(str(tiny_encoder_dir / "model.safetensors"))
     result = train(tiny_config(tiny_encoder_dir, synthetic, tmp_path, *ONE_PASS))  # output.graph=false
+    assert load_config(TINY).output.graph is True  # exported with the graphs unless a run says otherwise
     assert not (result.export_dir / GRAPH_FILE).exists() and not (result.export_dir / INT8_GRAPH_FILE).exists()
     assert not isinstance(Summarizer.from_pretrained(result.export_dir).model, OnnxModel)  # torch, until added
     after = load_file(str(result.export_dir / "model.safetensors"))

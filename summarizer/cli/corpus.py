@@ -202,7 +202,12 @@ def _on_ray(
         reading: dict[str, Any] = {"num_cpus": 0}
         suffix = Path(source.rstrip("/")).suffix.lower()
         # A path as the cluster's workers read it: their working folder is not this one's.
-        located = source if "://" in source else str(Path(source).absolute())
+        if "://" not in source:
+            located = str(Path(source).absolute())
+        elif source.startswith("local://"):
+            located = "local://" + str(Path(source.removeprefix("local://")).absolute())
+        else:
+            located = source
         if suffix == ".csv":
             dataset = ray.data.read_csv(located, **reading)
         elif suffix in (".jsonl", ".json"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from summarizer.readers.base import Reader
+from summarizer.readers.base import Entry, Reader
 from summarizer.text.apparatus import drop_html_references
 
 # Blocks of trafilatura's XML whose text is running text; headings, code and tables are not.
@@ -28,7 +28,8 @@ _CODE_PREFIXES = ("language-", "lang-", "brush:", "highlight-")  # on the <pre>,
 
 
 def html_paragraphs(page: str | bytes) -> list[str]:
-    """The paragraphs, list items and quotes of a page's main text, as trafilatura finds it."""
+    """The paragraphs, list items (each an `Entry`) and quotes of a page's main text, as
+    trafilatura finds it."""
     import trafilatura
     from lxml import etree
 
@@ -57,7 +58,7 @@ def html_paragraphs(page: str | bytes) -> list[str]:
         text = " ".join(_own_text(block).split())  # its inner blocks are read on their own
         if block.tag == "quote" and text in code:  # a <pre> of code that trafilatura took for a quote
             continue
-        result.append(text)
+        result.append(Entry(text) if block.tag == "item" else text)
     return result
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from summarizer.readers.base import Reader
+from summarizer.readers.base import Entry, Reader
 from summarizer.readers.latex import math_text
 from summarizer.text.layout import CLOSING_MARKS
 
@@ -23,7 +23,7 @@ _SENTENCE_TERMINAL = regex.compile(rf"(?r)[\p{{Sentence_Terminal}}…][{CLOSING_
 
 
 def markdown_paragraphs(text: str, math: bool = False) -> list[str]:
-    """Paragraphs, list items and block quotes of Markdown (CommonMark with tables, footnotes and
+    """Paragraphs, list items (each an `Entry`) and block quotes of Markdown (CommonMark with tables, footnotes and
     front matter), with the text of links and inline code; never headings, code blocks, tables,
     images, badges, HTML, link targets or footnotes (left out as a PDF's are, with their marks),
     nor a paragraph that is all code (the record keeps those that end a sentence: a label, a
@@ -43,6 +43,8 @@ def markdown_paragraphs(text: str, math: bool = False) -> list[str]:
         elif token.type == "inline" and enclosing[-1:] == ["paragraph_open"] and _in_running_text(enclosing):
             children = token.children or []
             paragraph = _inline_paragraph(children)
+            if "list_item_open" in enclosing:
+                paragraph = Entry(paragraph)
             code = all(child.type == "code_inline" or not child.content.strip() for child in children)
             before, interrupted = held
             if interrupted and paragraph[:1].islower():

@@ -85,7 +85,7 @@ def odt_paragraphs(data: bytes) -> list[str]:
             continue
         text = _line(paragraph, hidden)
         entry = paragraph.getparent().tag == f"{_TEXT}list-item"
-        if entry and (term := _run_in_term(paragraph, bold)) and text.startswith(term):
+        if entry and paragraph.tag == f"{_TEXT}p" and (term := _run_in_term(paragraph, bold)) and text.startswith(term):
             text = f"{term}. {text[len(term) :].lstrip()}"
         if paragraph.tag == f"{_TEXT}h":
             blocks.append(
@@ -243,7 +243,8 @@ def _run_in_term(paragraph: Any, bold: frozenset[str]) -> str | None:
     term = " ".join(raw.split())
     if not term or len(term.split()) > _RUN_IN_TERM_WORDS or not term[-1].isalnum():
         return None
-    if not (raw[-1:].isspace() or after[:1].isspace()):
+    ends_apart = len(first) > 0 and first[-1].tag in _SPACES and not (first[-1].tail or "").strip()
+    if not (raw[-1:].isspace() or ends_apart or after[:1].isspace()):
         return None  # "**Bold**face": one word
     return term if after.lstrip()[:1].isupper() else None
 
