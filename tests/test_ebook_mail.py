@@ -130,11 +130,16 @@ def test_an_e_mail_s_body_is_decoded_by_its_charset_and_an_html_only_one_read_as
     pytest.importorskip("trafilatura")
     message = EmailMessage()
     message["From"], message["Subject"] = "news@example.org", "Weekly"
-    message.set_content("<html><body><p>The new library opens on Monday in the old station.</p></body></html>",
-                        subtype="html")  # fmt: skip
-    assert Document.from_text(message.as_bytes(), "email").paragraphs == (
+    message.set_content("<html><body><p>The new library opens on Monday in the old station.</p>"
+                        "<ul><li>Reading rooms on two floors.</li><li>A cafe by the platform.</li></ul>"
+                        "</body></html>", subtype="html")  # fmt: skip
+    document = Document.from_text(message.as_bytes(), "email")
+    assert document.paragraphs == (
         "The new library opens on Monday in the old station.",
+        "Reading rooms on two floors.",
+        "A cafe by the platform.",
     )
+    assert document.entries == frozenset({1, 2})  # its list's items, as a page's are
 
 
 def test_text_that_is_no_e_mail_is_one_line_naming_the_file(tmp_path):

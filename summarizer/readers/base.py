@@ -22,7 +22,8 @@ from types import MappingProxyType
 from typing import IO, Any
 
 from summarizer.errors import UnreadableDocument
-from summarizer.text.layout import SENTENCE_END, hard_wrapped, rejoined
+from summarizer.text import layout
+from summarizer.text.layout import SENTENCE_END
 
 _ALPHANUMERIC = re.compile(r"\w")
 
@@ -52,10 +53,11 @@ class Entry(str):
 
 def word_processor_paragraphs(lines: list[str], entries: Iterable[bool]) -> list[str]:
     """A word processor's paragraphs, "" for one left out (which ends a hard-wrapped line's
-    paragraph): rejoined when they are the lines of hard-wrapped text (`hard_wrapped`), else each
-    one that is not empty, an `Entry` where `entries` says it is a list's."""
-    if hard_wrapped(lines):
-        return rejoined(lines)
+    paragraph): joined as plain text's lines are when they are the lines of hard-wrapped text
+    (`summarizer.text.layout.rejoined`), else each one that is not empty, an `Entry` where
+    `entries` says it is a list's."""
+    if layout.hard_wrapped(lines):
+        return layout.paragraphs("\n".join(lines))  # as `rejoined` joins them, the test made once
     return [Entry(line) if entry else line for line, entry in zip(lines, entries, strict=True) if line]
 
 

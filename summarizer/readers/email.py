@@ -26,7 +26,7 @@ from email.parser import BytesParser
 
 from summarizer.errors import UnreadableDocument
 from summarizer.readers import html, text
-from summarizer.readers.base import LeftOut, Reader
+from summarizer.readers.base import Entry, LeftOut, Reader
 from summarizer.text.layout import is_headline
 
 MAX_HEADER_BYTES = 1_000_000  # a message's headers, at most
@@ -170,7 +170,8 @@ def email_paragraphs(data: bytes) -> list[str | LeftOut]:
     format, body = email_body(data)
     if not body.strip():
         return []
-    paragraphs, notes, _ = (html.READER if format == "html" else text.READER).paragraphs(body)
+    paragraphs, notes, listed = (html.READER if format == "html" else text.READER).paragraphs(body)
+    paragraphs = [Entry(p) if i in listed else p for i, p in enumerate(paragraphs)]  # an HTML body's list items
     if format == "text":
         paragraphs = [_without_addresses(p) for p in paragraphs if not _is_link(p)]
     return [*_without_opt_out(_without_headlines(paragraphs)), *(LeftOut(note) for note in notes)]
