@@ -38,6 +38,11 @@ MAX_PHRASE_WORDS = 15
 # government on Monday announced ..."), nor "It read: ...".
 MAX_LABEL_WORDS = 3
 _LABEL = regex.compile(rf"^\s*[^\s:]+(?:\s+[^\s:]+){{0,{MAX_LABEL_WORDS - 1}}}:\s+(?=[^\s\p{{Lu}}\p{{Lt}}])")
+# A command-line option's entry set as a sentence: the option, a hyphen or two then a letter,
+# perhaps its argument in brackets, then what it does ("-M [matrixfile] the file containing the
+# motif matrices", "--verbose, -v prints more"): a manual's or a README's list, not its text.
+_AN_OPTION = r"--?[A-Za-z][\w-]*(?:[= ]?(?:\[[^\]\s]*\]|<[^>\s]*>))?"  # "-M [matrixfile]", "--output=<file>"
+_OPTION = regex.compile(rf"^\s*{_AN_OPTION}(?:,\s*{_AN_OPTION})*\s")
 # Code set as a sentence: at least this many words of code (`_CODE_WORD`), and this share of its
 # words: "new SavePrsm(prsmGraph) (save_prsm.js) savePrsmObj.main() ...", a developer's notes;
 # "... was: {{ p.name.full() }}.", a template's; not a manual's sentence that shows a command or
@@ -145,6 +150,11 @@ def labelled(sentence: str) -> bool:
     return bool(words) and not _says_something(words)
 
 
+def option_entry(sentence: str) -> bool:
+    """Whether `sentence` is a command-line option's entry (`_OPTION`): it begins with the option."""
+    return _OPTION.match(sentence) is not None
+
+
 def code(sentence: str) -> bool:
     """Whether `sentence` is code more than prose: `MIN_CODE_WORDS` words of code (`_CODE_WORD`),
     and `MIN_CODE_SHARE` of its words."""
@@ -216,15 +226,17 @@ def _first_letter(sentence: str) -> str | None:
 
 def stands_apart(sentence: str, ordinary: Collection[str] = (), entry: bool = False) -> bool:
     """Whether `sentence` does not stand alone in a summary: it leads in (`leads_in`), is a
-    title (`is_title`), is too short (`too_short`), a labelled entry (`labelled`) or code
-    (`code`), ends without an end mark (`unended`), begins with one of the `ordinary` words in
-    lower case (`begins_lower`) or, of a list's `entry`, is a phrase (`bare_entry`)."""
+    title (`is_title`), is too short (`too_short`), a labelled entry (`labelled`), an option's
+    entry (`option_entry`) or code (`code`), ends without an end mark (`unended`), begins with
+    one of the `ordinary` words in lower case (`begins_lower`) or, of a list's `entry`, is a
+    phrase (`bare_entry`)."""
     return (
         (entry and bare_entry(sentence))
         or leads_in(sentence)
         or is_title(sentence)
         or too_short(sentence)
         or labelled(sentence)
+        or option_entry(sentence)
         or code(sentence)
         or unended(sentence)
         or begins_lower(sentence, ordinary)

@@ -585,6 +585,33 @@ def assert_one_line(path, data, message):
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
+def test_a_journal_article_cited_in_a_paragraph_of_its_own_is_no_text():
+    # A README's "please cite us", as its Word file has it: the reference's paragraphs go, the
+    # authors' line stays (a line of names is not chosen: it says nothing).
+    cited = [
+        "PscanChIP finds the transcription factors whose binding motifs are over-represented in a set of regions.",
+        "If you find PscanChIP useful for your research please cite us:",
+        "Zambelli F, Pesole G, Pavesi G.",
+        "PscanChIP: Finding over-represented transcription factor-binding site motifs and their correlations in "
+        "sequences from ChIP-Seq experiments. Nucleic Acids Res. 2013 Jul;41(Web Server issue):W535-43.",
+        "Epub 2013 Jun 7. PubMed PMID: 23748563; PubMed Central PMCID: PMC3692095.",
+        "Lakens, D. Equivalence tests: A practical primer. Social Psychological and Personality Science, 8(4), "
+        "355-362.",
+    ]
+    assert Document.from_text("\n\n".join(cited)).paragraphs == tuple(cited[:3])
+    # Running text that cites in passing, or names a year, an issue or a ratio, is text.
+    for paragraph in (
+        "The tool follows the method of Zambelli et al. (Nucleic Acids Res. 2013;41:W535-43) on long regions.",
+        "The tool follows that method (Zambelli et al., 2013, Nucleic Acids Research, 41(2), 535-543) on long "
+        "regions, on mouse and human genomes alike, with background files computed once and read by every "
+        "later run, and with matrices of any collection, Jaspar's or Transfac's, in the format the manual "
+        "describes in its section on matrix files, with an example; it is one of many such tools.",
+        "In 2013, 41 (of 50) regions scored above 0.5, against 12 in 2012.",
+        "The vote was 41(2), a result the committee called final.",
+    ):
+        assert Document.from_text(paragraph).paragraphs == (paragraph,)
+
+
 def test_a_news_pages_byline_time_stamps_and_video_pointer_are_no_text():
     # As a Daily Mail article reads when its page is copied: its lines, or run together.
     body = [

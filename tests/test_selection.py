@@ -10,6 +10,7 @@ from summarizer.selection import (
     code,
     is_title,
     labelled,
+    option_entry,
     select_sentences,
     too_short,
     unended,
@@ -282,6 +283,33 @@ def test_a_sentence_of_three_words_of_code_is_code(sentence, is_code):
 )
 def test_a_list_s_entry_without_a_subject_or_verb_is_a_phrase(entry, phrase):
     assert bare_entry(entry) is phrase
+
+
+@pytest.mark.parametrize(
+    ("sentence", "entry"),
+    [
+        ("-M [matrixfile] the file containing the motif matrices to be used by Pscan_ChIP.", True),
+        ("-s [size] the genomic regions size, default is 150bp.", True),
+        ("--verbose, -v prints what each step does.", True),
+        ("--output=<file> the file the summaries are written to.", True),
+        ("-r the BED file with the regions to be analyzed.", True),
+        ("The -v option prints what each step does.", False),  # an option named in a sentence
+        ("-5 degrees is the coldest the town has been.", False),  # a negative number
+        ("- A list item set with its dash.", False),
+        ("e-mail reaches the office within a minute.", False),
+    ],
+)
+def test_a_command_line_option_s_entry_is_no_sentence(sentence, entry):
+    assert option_entry(sentence) is entry
+
+
+def test_an_option_s_entry_is_taken_last():
+    sentences = [
+        "-M [matrixfile] the file containing the motif matrices to be used by the program.",
+        "The program finds the motifs that are over-represented in the regions.",
+        "It needs a genome in its own format.",
+    ]
+    assert select_sentences(sentences, range(3), [0.9, 0.5, 0.4], SelectionConfig(k=2)) == [1, 2]
 
 
 def test_labelled_entries_and_code_are_taken_last():

@@ -9,7 +9,7 @@ and `Document.from_file` do. `register` adds a format from elsewhere.
 
 A `Document` is the paragraphs of a document's running text, each one line, in reading order:
 what is left once a file's format is read, less a news page's apparatus (bylines, time stamps)
-that a copy of its text keeps.
+that a copy of its text keeps and the journal articles it cites in paragraphs of their own.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import IO
 from summarizer.errors import InputError, UnreadableDocument, first_line, quoted
 from summarizer.readers.base import Reader, reader_of
 from summarizer.readers.package import packaged_file
+from summarizer.text.apparatus import is_citation
 
 # Byte order marks, UTF-32's before UTF-16's (UTF-32 LE's begins with UTF-16 LE's), and the
 # codecs that read past them.
@@ -240,14 +241,15 @@ def read_document(data: str | bytes | IO[bytes], format: str, name: str, path: P
 
 def _article(paragraphs: Iterable[str], entries: Collection[int], left_out: tuple[str, ...]) -> Document:
     """The document of `paragraphs` (of which `entries` are a list's) less a news page's
-    apparatus (`_NEWS_APPARATUS`, `_NEWS_HEADER`)."""
+    apparatus (`_NEWS_APPARATUS`, `_NEWS_HEADER`) and the journal articles it cites in
+    paragraphs of their own (`is_citation`)."""
     out: list[str] = []
     kept_entries = set()
     for i, paragraph in enumerate(paragraphs):
         header = _NEWS_HEADER.match(paragraph)
         if header and header.end() < len(paragraph):
             paragraph = paragraph[header.end() :]
-        if not _NEWS_APPARATUS.fullmatch(paragraph):
+        if not _NEWS_APPARATUS.fullmatch(paragraph) and not is_citation(paragraph):
             if i in entries:
                 kept_entries.add(len(out))
             out.append(paragraph)

@@ -1,9 +1,10 @@
 """A document's list of references, which is none of its running text: the section that a
 heading such as "References", "Bibliography" or "Works Cited" opens (numbered or not, in
 English, German, French, Spanish or Italian), up to the next heading of its rank or above, in
-whatever way a format marks its headings; and, in a web page or a book, the block its markup
+whatever way a format marks its headings; in a web page or a book, the block its markup
 names a bibliography (`role="doc-bibliography"`, EPUB's `epub:type="bibliography"`, the
-"references" class Wikipedia and citation styles give their lists).
+"references" class Wikipedia and citation styles give their lists); and a journal article's
+reference set as a paragraph of its own wherever it stands (`is_citation`).
 """
 
 from __future__ import annotations
@@ -26,11 +27,35 @@ _EPUB_TYPE = ("epub:type", "{http://www.idpf.org/2007/ops}type")
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _TEXT_BEFORE = "boolean(preceding::p[normalize-space()])"
 UNRANKED = 99  # the rank of a "References" line that no heading markup ranks: any heading ends its section
+# A journal article's locator: Vancouver's year, perhaps a month and day, then volume, issue and
+# first page ("2013 Jul;41(Web Server issue):W535-43", "1998;280(5):1-7"), APA's volume, issue
+# and pages ("41(2), 535-543"), or a PubMed identifier ("PMID: 23748563").
+_LOCATOR = re.compile(
+    r"\b(?:1[89]|20)\d\d(?:\s+[A-Z][a-z]{2}(?:\s+\d{1,2})?)?\s*;\s*\d{1,4}\s*(?:\([^()]{1,40}\))?\s*:\s*[A-Za-z]?\d+"
+    r"|\b\d{1,4}\s*\(\d{1,4}(?:[-–]\d{1,4})?\)\s*,\s*[A-Za-z]?\d+\s*[-–]\s*[A-Za-z]?\d+\b"
+    r"|\bPMID:?\s*\d{5,}\b"
+)
+# The most words a paragraph that holds a locator has to be a reference rather than running
+# text that cites one in passing.
+MAX_CITATION_WORDS = 60
 
 
 def is_references_heading(text: str) -> bool:
     """Whether a heading's (or a line's) whole text names a list of references."""
     return REFERENCES_HEADING.fullmatch(" ".join(text.split())) is not None
+
+
+def is_citation(paragraph: str) -> bool:
+    """Whether `paragraph` is a journal article's reference set apart, where no heading opens a
+    list of references (a README's "If you use it, please cite:", a talk's last slide): it
+    holds the article's locator (`_LOCATOR`) outside brackets, where running text cites in
+    passing, and at most `MAX_CITATION_WORDS` words."""
+    if len(paragraph.split()) > MAX_CITATION_WORDS:
+        return False
+    return any(
+        paragraph.count("(", 0, found.start()) <= paragraph.count(")", 0, found.start())
+        for found in _LOCATOR.finditer(paragraph)
+    )
 
 
 def in_reference_sections(blocks: Sequence[tuple[str, int | None]]) -> list[bool]:
