@@ -23,7 +23,7 @@ _RNG = random.Random(1)
 LENGTHS = [_RNG.randint(10, 2000) for _ in range(103)]
 
 
-@pytest.mark.parametrize("name", ["default", "tiny", "bbc", "cnndm"])
+@pytest.mark.parametrize("name", ["default", "tiny", "bbc", "cnndm", "cnndm-dm"])
 def test_shipped_configs_load(name: str) -> None:
     config = load_config(CONFIGS / f"{name}.yaml")
     assert config.name == name
@@ -37,7 +37,7 @@ def test_default_config_is_the_main_job() -> None:
     assert config.selection.k == 3 and config.selection.trigram_blocking
 
 
-def test_cnndm_config_builds_the_builtin_model_and_its_learning_curve() -> None:
+def test_cnndm_config_builds_the_builtin_model_s_first_stage_and_its_learning_curve() -> None:
     config = load_config(CONFIGS / "cnndm.yaml")
     assert config.data.train.endswith("cnndm/train.jsonl") and config.data.shuffle == "fixed"
     assert config.data.limit_train == 4000 and [(m.data, m.split) for m in config.data.mix] == [("aclsum", "train")]
@@ -48,6 +48,17 @@ def test_cnndm_config_builds_the_builtin_model_and_its_learning_curve() -> None:
     curve = load_config(CONFIGS / "cnndm.yaml", overrides)
     chunk = curve.data.batch_size * curve.data.bucket_batches
     assert not curve.data.mix and all(n % chunk == 0 for n in curve.output.snapshots)
+
+
+def test_the_builtin_model_s_second_stage_starts_from_the_first_s_export_and_weighs_dailymail() -> None:
+    first, second = load_config(CONFIGS / "cnndm.yaml"), load_config(CONFIGS / "cnndm-dm.yaml")
+    assert second.model.init_from == str(first.export_dir)
+    assert second.model.trainable_layers == 4 and second.output.compact and second.output.compact_weights == "int8"
+    assert (second.data.train, second.data.train_split, second.data.limit_train) == (first.data.train, "22294:", 12000)
+    news = [m for m in second.data.mix if m.data == first.data.train]
+    assert [m.split for m in news] == [":3000"]  # CNN: a fifth of the news (of the test split, a tenth)
+    assert second.data.validation.endswith("validation-dm.jsonl") and second.data.validation_split == ":300"
+    assert second.data.teacher is None and not second.model.features.truncate
 
 
 def test_yaml_values_and_overrides(tmp_path: Path) -> None:
