@@ -38,10 +38,12 @@ MAX_PHRASE_WORDS = 15
 # government on Monday announced ..."), nor "It read: ...".
 MAX_LABEL_WORDS = 3
 _LABEL = regex.compile(rf"^\s*[^\s:]+(?:\s+[^\s:]+){{0,{MAX_LABEL_WORDS - 1}}}:\s+(?=[^\s\p{{Lu}}\p{{Lt}}])")
-# A command-line option's entry set as a sentence: the option, a hyphen or two then a letter,
-# perhaps its argument in brackets, then what it does ("-M [matrixfile] the file containing the
-# motif matrices", "--verbose, -v prints more"): a manual's or a README's list, not its text.
-_AN_OPTION = r"--?[A-Za-z][\w-]*(?:[= ]?(?:\[[^\]\s]*\]|<[^>\s]*>))?"  # "-M [matrixfile]", "--output=<file>"
+# A command-line option's entry set as a sentence: the option (a hyphen and one letter,
+# or two hyphens and a word in lower case), perhaps its argument in brackets, then what it does
+# ("-M [matrixfile] the file containing the motif matrices", "--verbose, -v prints more"): a
+# manual's or a README's list, not its text. Not a line of dialogue or a bullet set without a
+# space ("-He went home.", "--The council said...", "-based").
+_AN_OPTION = r"(?:-[A-Za-z]|--[a-z0-9]+(?:-[a-z0-9]+)*)(?:[= ]?(?:\[[^\]\s]*\]|<[^>\s]*>))?(?=[\s,])"
 _OPTION = regex.compile(rf"^\s*{_AN_OPTION}(?:,\s*{_AN_OPTION})*\s")
 # Code set as a sentence: at least this many words of code (`_CODE_WORD`), and this share of its
 # words: "new SavePrsm(prsmGraph) (save_prsm.js) savePrsmObj.main() ...", a developer's notes;

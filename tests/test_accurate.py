@@ -308,7 +308,7 @@ def test_the_default_model_is_news_by_name(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_the_builtin_models_fit_the_weights_budget() -> None:
-    """Tracked weights: news (MiniLM, float16) at most 10 MB, multilingual (e5-small, float16) at
+    """Tracked weights: news (MiniLM, int8) at most 10 MB, multilingual (e5-small, float16) at
     most 20 MB, and 50 MB with news-accurate (MPNet, int8)."""
     sizes = {name: sum(p.stat().st_size for p in builtin_model_dir(name).iterdir()) for name in BUILTIN_MODELS}
     assert sizes["news"] <= 10 * 1024 * 1024 and sizes["multilingual"] <= 20 * 1024 * 1024

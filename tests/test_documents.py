@@ -599,9 +599,24 @@ def test_a_journal_article_cited_in_a_paragraph_of_its_own_is_no_text():
         "355-362.",
     ]
     assert Document.from_text("\n\n".join(cited)).paragraphs == tuple(cited[:3])
-    # Running text that cites in passing, or names a year, an issue or a ratio, is text.
+    # A text that is nothing but a citation is read as it is, not refused as empty.
+    assert Document.from_text(cited[3]).paragraphs == (cited[3],)
+    # Running text that cites in passing, or reads like a locator (a tennis score, a provision of
+    # a law, a date and a time), is text.
     for paragraph in (
         "The tool follows the method of Zambelli et al. (Nucleic Acids Res. 2013;41:W535-43) on long regions.",
+        "It is described elsewhere [Nucleic Acids Res. 2013;41:W535-43.] and works on long regions.",
+        "The study, published in JAMA 1998;280(5):1-7, found that the drug halved deaths.",
+        "The trial was registered with PMID 12345678 and reported in May.",
+        "Serena Williams beat Maria Sharapova 7-6 (4), 6-3 on Tuesday to reach the quarterfinals.",
+        "Section 5(2), 10-12 of the Act applies to every tenant.",
+        "Doors open on Saturday 3 June 2023; 7:30pm at the Town Hall.",
+        # a long paragraph is running text, whatever it cites
+        "The tool was first described in a paper of the group that wrote it, Nucleic Acids Res. "
+        "2013;41:W535-43. Since then it has been extended to long regions, to mouse and human genomes "
+        "alike, to background files computed once and read by every later run, and to matrices of any "
+        "collection, Jaspar's or Transfac's, in the format the manual describes in its section on matrix "
+        "files, with an example, and it is one of many such tools.",
         "The tool follows that method (Zambelli et al., 2013, Nucleic Acids Research, 41(2), 535-543) on long "
         "regions, on mouse and human genomes alike, with background files computed once and read by every "
         "later run, and with matrices of any collection, Jaspar's or Transfac's, in the format the manual "
@@ -609,7 +624,7 @@ def test_a_journal_article_cited_in_a_paragraph_of_its_own_is_no_text():
         "In 2013, 41 (of 50) regions scored above 0.5, against 12 in 2012.",
         "The vote was 41(2), a result the committee called final.",
     ):
-        assert Document.from_text(paragraph).paragraphs == (paragraph,)
+        assert Document.from_text(f"{cited[0]}\n\n{paragraph}").paragraphs == (cited[0], paragraph)
 
 
 def test_a_news_pages_byline_time_stamps_and_video_pointer_are_no_text():

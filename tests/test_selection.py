@@ -297,6 +297,10 @@ def test_a_list_s_entry_without_a_subject_or_verb_is_a_phrase(entry, phrase):
         ("-5 degrees is the coldest the town has been.", False),  # a negative number
         ("- A list item set with its dash.", False),
         ("e-mail reaches the office within a minute.", False),
+        ("-He went home, and nobody asked why.", False),  # dialogue set without a space
+        ("--The council said on Monday that it would appeal.", False),
+        ("-Revenue grew 12% this quarter.", False),  # a bullet set without a space
+        ("-based approaches read the whole text.", False),
     ],
 )
 def test_a_command_line_option_s_entry_is_no_sentence(sentence, entry):

@@ -242,18 +242,18 @@ def read_document(data: str | bytes | IO[bytes], format: str, name: str, path: P
 def _article(paragraphs: Iterable[str], entries: Collection[int], left_out: tuple[str, ...]) -> Document:
     """The document of `paragraphs` (of which `entries` are a list's) less a news page's
     apparatus (`_NEWS_APPARATUS`, `_NEWS_HEADER`) and the journal articles it cites in
-    paragraphs of their own (`is_citation`)."""
-    out: list[str] = []
-    kept_entries = set()
+    paragraphs of their own (`is_citation`), unless such citations are all it holds."""
+    text: list[tuple[int, str]] = []  # each paragraph that is no news apparatus, by its index
     for i, paragraph in enumerate(paragraphs):
         header = _NEWS_HEADER.match(paragraph)
         if header and header.end() < len(paragraph):
             paragraph = paragraph[header.end() :]
-        if not _NEWS_APPARATUS.fullmatch(paragraph) and not is_citation(paragraph):
-            if i in entries:
-                kept_entries.add(len(out))
-            out.append(paragraph)
-    return Document(tuple(out), left_out, frozenset(kept_entries))
+        if not _NEWS_APPARATUS.fullmatch(paragraph):
+            text.append((i, paragraph))
+    cited = [is_citation(paragraph) for _, paragraph in text]
+    kept = [piece for piece, citation in zip(text, cited) if not citation] if not all(cited) else text
+    out = tuple(paragraph for _, paragraph in kept)
+    return Document(out, left_out, frozenset(k for k, (i, _) in enumerate(kept) if i in entries))
 
 
 def _decode(data: bytes, keep_bytes: bool) -> str | bytes:

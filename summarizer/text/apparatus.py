@@ -27,13 +27,17 @@ _EPUB_TYPE = ("epub:type", "{http://www.idpf.org/2007/ops}type")
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _TEXT_BEFORE = "boolean(preceding::p[normalize-space()])"
 UNRANKED = 99  # the rank of a "References" line that no heading markup ranks: any heading ends its section
-# A journal article's locator: Vancouver's year, perhaps a month and day, then volume, issue and
-# first page ("2013 Jul;41(Web Server issue):W535-43", "1998;280(5):1-7"), APA's volume, issue
-# and pages ("41(2), 535-543"), or a PubMed identifier ("PMID: 23748563").
+# A journal article's locator, as a reference ends with it: Vancouver's year, perhaps a month
+# and day, then volume, issue and pages, unspaced ("2013 Jul;41(Web Server issue):W535-43.",
+# "1998;280(5):1-7."), APA's volume, issue and pages after the journal's name and a comma
+# (", 41(2), 535-543."), or a PubMed identifier ("PMID: 23748563"); each ends a sentence or a
+# clause. Not "7-6 (4), 6-3" (a tennis score), "Section 5(2), 10-12 of the Act", "2023; 7:30pm"
+# or "published in JAMA 1998;280(5):1-7, found that...".
+_PAGES = r"[A-Za-z]?\d+(?:[-–][A-Za-z]?\d+)?(?=[.;]|$)"
 _LOCATOR = re.compile(
-    r"\b(?:1[89]|20)\d\d(?:\s+[A-Z][a-z]{2}(?:\s+\d{1,2})?)?\s*;\s*\d{1,4}\s*(?:\([^()]{1,40}\))?\s*:\s*[A-Za-z]?\d+"
-    r"|\b\d{1,4}\s*\(\d{1,4}(?:[-–]\d{1,4})?\)\s*,\s*[A-Za-z]?\d+\s*[-–]\s*[A-Za-z]?\d+\b"
-    r"|\bPMID:?\s*\d{5,}\b"
+    rf"\b(?:1[89]|20)\d\d(?:\s[A-Z][a-z]{{2}}(?:\s\d{{1,2}})?)?;\d{{1,4}}(?:\([^()]{{1,40}}\))?:{_PAGES}"
+    rf"|(?<=,\s)\d{{1,4}}\(\d{{1,4}}(?:[-–]\d{{1,4}})?\),\s{_PAGES}"
+    r"|\bPMID:\s?\d{5,}(?=[.;]|\s*$)"
 )
 # The most words a paragraph that holds a locator has to be a reference rather than running
 # text that cites one in passing.
@@ -48,14 +52,16 @@ def is_references_heading(text: str) -> bool:
 def is_citation(paragraph: str) -> bool:
     """Whether `paragraph` is a journal article's reference set apart, where no heading opens a
     list of references (a README's "If you use it, please cite:", a talk's last slide): it
-    holds the article's locator (`_LOCATOR`) outside brackets, where running text cites in
-    passing, and at most `MAX_CITATION_WORDS` words."""
+    holds the article's locator (`_LOCATOR`) outside brackets, round or square, where running
+    text cites in passing, and at most `MAX_CITATION_WORDS` words."""
     if len(paragraph.split()) > MAX_CITATION_WORDS:
         return False
-    return any(
-        paragraph.count("(", 0, found.start()) <= paragraph.count(")", 0, found.start())
-        for found in _LOCATOR.finditer(paragraph)
-    )
+    return any(_depth(paragraph, found.start()) == 0 for found in _LOCATOR.finditer(paragraph))
+
+
+def _depth(text: str, end: int) -> int:
+    """How many brackets, round or square, are open in `text` before `end`."""
+    return sum(max(0, text.count(opening, 0, end) - text.count(closing, 0, end)) for opening, closing in ("()", "[]"))
 
 
 def in_reference_sections(blocks: Sequence[tuple[str, int | None]]) -> list[bool]:
