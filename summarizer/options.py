@@ -72,8 +72,8 @@ def add_selection_arguments(parser: argparse.ArgumentParser, summaries: bool) ->
         "--trigram-blocking",
         action="store_true",
         default=None,
-        help="skip a sentence that repeats a word trigram of one already chosen (default: as the model says; "
-        "off for the built-in models)",
+        help="pass over a sentence that repeats a word trigram of one already chosen until no other is left "
+        "(default: as the model says; off for the built-in models)",
     )
     blocking.add_argument(
         "--no-trigram-blocking",

@@ -82,7 +82,8 @@ class SelectionConfig:
 
     Exactly one length control applies: `max_words` if set, else `ratio` if set, else `k`.
     `ratio` keeps ratio * number of sentences, rounded half up, at least one sentence.
-    `trigram_blocking`: skip a sentence that shares a word trigram with one already chosen;
+    `trigram_blocking`: take a sentence that shares a word trigram with one already chosen only
+    once no other is left;
     None: as the model says (`BertSumConfig.trigram_blocking`, `for_model`), on without one.
     Either way a sentence that repeats a chosen one word for word is skipped.
     """
@@ -263,8 +264,9 @@ def select_sentences(
 
     `indices[j]` is a scored sentence and `scores[j]` its score. Candidates are taken by
     descending score (ties: earlier sentence first); with trigram blocking a candidate that
-    shares a word trigram with a chosen sentence is skipped; with it or without, one whose words
-    repeat a chosen sentence's (a headline or a quote a page prints twice, "Not guilty."). With
+    shares a word trigram with a chosen sentence waits until no other candidate is left (so a
+    summary still has the length asked for); with it or without, one whose words repeat a
+    chosen sentence's (a headline or a quote a page prints twice, "Not guilty.") is skipped. With
     `max_words`, sentences that would pass the word budget are skipped. A sentence ending with a
     colon introduces what follows it (a list, a quotation, a figure), a title set as a sentence
     names it, one of fewer than four words says too little, a label and a colon before words
@@ -280,30 +282,40 @@ def select_sentences(
     ordinary = stop_words(language) if cased(sentences) else frozenset()
     listed = set(entries)
     apart = [stands_apart(sentences[i], ordinary, i in listed) for i in indices]
-    ranked = sorted(range(len(indices)), key=lambda j: (apart[j], -scores[j], indices[j]))
+    ranked = sorted(range(len(indices)), key=lambda j: (-scores[j], indices[j]))
     budget = len(indices) if config.max_words is not None else config.sentence_budget(len(sentences))
     chosen: list[int] = []
     seen_trigrams: set[tuple[str, str, str]] = set()
     seen_words: set[tuple[str, ...]] = set()  # a sentence repeated word for word is never taken twice
     words_used = 0
-    for j in ranked:
-        if len(chosen) >= budget:
-            break
-        sentence = sentences[indices[j]]
-        if config.max_words is not None:
+
+    def take(candidates: Sequence[int], block: bool) -> list[int]:
+        """Take `candidates` in order while the budget lasts; the ones skipped for a chosen
+        sentence's trigram (with `block`), in order."""
+        nonlocal words_used
+        blocked = []
+        for j in candidates:
+            if len(chosen) >= budget:
+                break
+            sentence = sentences[indices[j]]
             length = len(sentence.split())
-            if words_used + length > config.max_words:
+            if config.max_words is not None and words_used + length > config.max_words:
                 continue
-        words = tuple(rouge_words(sentence))
-        if words in seen_words:
-            continue
-        if config.trigram_blocking is not False:
+            words = tuple(rouge_words(sentence))
+            if words in seen_words:
+                continue
             trigrams = _trigrams(words)
-            if trigrams & seen_trigrams:
+            if block and trigrams & seen_trigrams:
+                blocked.append(j)
                 continue
-            seen_trigrams |= trigrams
-        seen_words.add(words)
-        if config.max_words is not None:
+            seen_trigrams.update(trigrams)
+            seen_words.add(words)
             words_used += length
-        chosen.append(indices[j])
+            chosen.append(indices[j])
+        return blocked
+
+    blocking = config.trigram_blocking is not False
+    for standing_apart in (False, True):
+        group = [j for j in ranked if apart[j] is standing_apart]
+        take(take(group, blocking), block=False)
     return sorted(chosen) if config.order == "document" else chosen

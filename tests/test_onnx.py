@@ -57,7 +57,13 @@ def graph_dir(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
 def test_a_model_that_says_so_summarizes_without_trigram_blocking(
     graph_dir: Path, tmp_path: Path, backend: str
 ) -> None:
-    repeated = ["The red car is fast today.", "The red car is fast today, again.", "Nothing else is new."]
+    repeated = [
+        "Nothing else is new here.",  # scored below the four that share trigrams
+        "The red car is fast today.",
+        "The red car is fast today, again.",
+        "The red car is fast today, once more.",
+        "The red car is fast today, as ever.",
+    ]
     directory = tmp_path / "model"
     shutil.copytree(graph_dir, directory)
     config = json.loads((directory / "config.json").read_text())
@@ -65,9 +71,9 @@ def test_a_model_that_says_so_summarizes_without_trigram_blocking(
     on = Summarizer.from_pretrained(directory, precision="fp32", backend=backend)
     (directory / "config.json").write_text(json.dumps({**config, "trigram_blocking": False}))
     off = Summarizer.from_pretrained(directory, precision="fp32", backend=backend)
-    assert len(on.summarize(repeated, k=3).indices) == 2
-    assert len(off.summarize(repeated, k=3).indices) == 3
-    assert len(off.summarize(repeated, k=3, trigram_blocking=True).indices) == 2  # the caller's choice wins
+    assert on.summarize(repeated, k=2).indices[0] == 0  # one repeating sentence, then the other
+    assert off.summarize(repeated, k=2).indices[0] != 0  # the two best scored
+    assert off.summarize(repeated, k=2, trigram_blocking=True).indices[0] == 0  # the caller's choice wins
     (directory / "config.json").write_text(json.dumps({**config, "trigram_blocking": "no"}))
     with pytest.raises(InputError, match=r"config\.json: invalid settings: trigram_blocking must be true or false"):
         Summarizer.from_pretrained(directory, precision="fp32", backend=backend)

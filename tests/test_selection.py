@@ -48,6 +48,23 @@ def test_trigram_blocking_skips_a_repeating_sentence():
     assert select(scores, k=2, trigram_blocking=False) == [0, 2]
 
 
+def test_trigram_blocking_fills_the_summary_with_blocked_sentences_last():
+    # Four of five sentences share "the harbour closed": blocking takes the unblocked one
+    # first, then the blocked ones by score, so that the summary has the length asked for.
+    page = [
+        "A storm came in and the harbour closed at noon.",
+        "Police said the harbour closed for the night.",
+        "Boats wait outside in the bay.",
+        "The harbour closed twice this year.",
+        "Fishermen say the harbour closed too early.",
+    ]
+    scores = [0.9, 0.8, 0.1, 0.7, 0.6]
+    assert select_sentences(page, range(5), scores, SelectionConfig(k=2, trigram_blocking=True)) == [0, 2]
+    assert select_sentences(page, range(5), scores, SelectionConfig(k=3, trigram_blocking=True)) == [0, 1, 2]
+    assert select_sentences(page, range(5), scores, SelectionConfig(ratio=0.8, trigram_blocking=True)) == [0, 1, 2, 3]
+    assert select_sentences(page, range(5), scores, SelectionConfig(k=3, trigram_blocking=False)) == [0, 1, 3]
+
+
 def test_ratio_counts_the_documents_sentences():
     scores = [0.5, 0.4, 0.3, 0.2, 0.1]
     assert select(scores, ratio=0.4) == [0, 1]
@@ -109,18 +126,17 @@ def test_selection_invariants(document, k, blocking):
     scores = [score for _, score in document]
     chosen = select_sentences(sentences, range(len(sentences)), scores, SelectionConfig(k=k, trigram_blocking=blocking))
     assert chosen == sorted(set(chosen))
-    assert len(chosen) <= k
-    if not blocking:  # by score, each sentence's words once
-        keys = [tuple(s.split()) for s in sentences]
-        best = {key: max(score for other, score in zip(keys, scores) if other == key) for key in keys}
-        taken = {keys[i] for i in chosen}
-        assert len(taken) == len(chosen) == min(k, len(best))
+    keys = [tuple(s.split()) for s in sentences]
+    best = {key: max(score for other, score in zip(keys, scores) if other == key) for key in keys}
+    taken = {keys[i] for i in chosen}
+    assert len(taken) == len(chosen) == min(k, len(best))  # the length asked for, each sentence's words once
+    if not blocking:  # by score
         assert all(best[key] >= best[other] for key in taken for other in best.keys() - taken)
-    else:
-        trigram_sets = [set(zip(*(sentences[i].split()[j:] for j in range(3)))) for i in chosen]
-        for x in range(len(trigram_sets)):
-            for y in range(x + 1, len(trigram_sets)):
-                assert not trigram_sets[x] & trigram_sets[y]
+    else:  # two chosen sentences share a trigram only when every sentence left out shares one
+        trigrams = {key: set(zip(key, key[1:], key[2:])) for key in best}
+        shared = any(trigrams[x] & trigrams[y] for x in taken for y in taken if x != y)
+        used = set().union(*(trigrams[key] for key in taken))
+        assert not shared or all(trigrams[key] & used for key in best.keys() - taken)
 
 
 @pytest.mark.parametrize("blocking", [True, False])
@@ -142,7 +158,7 @@ def test_trigram_blocking_is_true_false_or_the_models(value):
 
 
 def test_trigram_blocking_works_in_other_scripts():
-    sentences = ["Кошка сидит на окне.", "Кошка сидит на окне весь день.", "Собака спит."]
+    sentences = ["Кошка сидит на окне.", "Кошка сидит на окне весь день.", "Собака спит у двери весь вечер."]
     assert select_sentences(sentences, [0, 1, 2], [0.9, 0.8, 0.1], SelectionConfig(k=2)) == [0, 2]
 
 

@@ -40,8 +40,8 @@ class BertSumConfig(PreTrainedConfig):
     model reads (None: `language`'s alone); a document in another is refused. features: a `FeatureConfig`
     or its dict. base_encoder: for a compact model, the packaged encoder (one of BASE_ENCODERS)
     whose weights it leaves out. lora_rank: the rank of the low-rank adapters on every linear
-    layer of the encoder's layers (0: none). trigram_blocking: whether summaries skip a
-    sentence that shares a word trigram with one already chosen, unless the caller says
+    layer of the encoder's layers (0: none). trigram_blocking: whether summaries pass over
+    a sentence that shares a word trigram with one already chosen, unless the caller says
     (`SelectionConfig`): the selection the model was validated with, as a generation config
     holds a model's decoding defaults.
     """
