@@ -141,6 +141,19 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory, tiny_encoder_dir: P
     return directory
 
 
+@pytest.fixture(scope="session")
+def repeated() -> list[str]:
+    """Four sentences that share trigrams, which the tiny model scores above the first: without
+    trigram blocking two of them make a 2-sentence summary, with it one and the first."""
+    return [
+        "Nothing else is new here.",
+        "The red car is fast today.",
+        "The red car is fast today, again.",
+        "The red car is fast today, once more.",
+        "The red car is fast today, as ever.",
+    ]
+
+
 def export(model: BertSumModel, tokenizer, directory: Path) -> None:
     """Save `model` and its tokenizer to `directory`, as training exports them."""
     model.save_pretrained(str(directory))

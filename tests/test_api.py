@@ -50,18 +50,11 @@ def test_summary_of_text(summarizer):
     assert min(summary.scores) >= max(unchosen)  # no shared trigrams in TEXT: pure ranking
 
 
-def test_options_reach_selection(summarizer):
+def test_options_reach_selection(summarizer, repeated):
     by_score = summarizer.summarize(TEXT, k=3, order="score")
     assert by_score.scores == sorted(by_score.scores, reverse=True)
     assert len(summarizer.summarize(TEXT, ratio=0.5).indices) == 3
     assert sum(len(s.split()) for s in summarizer.summarize(TEXT, max_words=12).sentences) <= 12
-    repeated = [
-        "Nothing else is new here.",  # scored below the four that share trigrams
-        "The red car is fast today.",
-        "The red car is fast today, again.",
-        "The red car is fast today, once more.",
-        "The red car is fast today, as ever.",
-    ]
     assert summarizer.summarize(repeated, k=2).indices[0] == 0
     assert summarizer.summarize(repeated, k=2, trigram_blocking=False).indices[0] != 0
     assert len(summarizer.summarize(repeated, k=4).indices) == 4  # blocked sentences fill the length asked for

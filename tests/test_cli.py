@@ -107,24 +107,13 @@ def test_length_and_order_options(run, corpus):
     assert sum(len(s.split()) for s in json.loads(out)["sentences"]) <= 12
 
 
-# Four sentences that share trigrams, which the tiny model scores above the first: without
-# trigram blocking two of them make a 2-sentence summary, with it one and the first.
-REPEATED = [
-    "Nothing else is new here.",
-    "The red car is fast today.",
-    "The red car is fast today, again.",
-    "The red car is fast today, once more.",
-    "The red car is fast today, as ever.",
-]
-
-
-def test_trigram_blocking_is_the_models_unless_an_option_says(tiny_model_dir, tmp_path, capsys):
+def test_trigram_blocking_is_the_models_unless_an_option_says(tiny_model_dir, tmp_path, capsys, repeated):
     model = tmp_path / "model"
     shutil.copytree(tiny_model_dir, model)
     config = json.loads((model / "config.json").read_text())
     (model / "config.json").write_text(json.dumps({**config, "trigram_blocking": False}))
     text = tmp_path / "repeated.txt"
-    text.write_text(" ".join(REPEATED))
+    text.write_text(" ".join(repeated))
 
     def chosen(*options):  # how many of the sentences that repeat "the red car is" two takes
         assert main(["--model", str(model), str(text), "--format", "jsonl", "-k", "2", *options]) == 0

@@ -55,15 +55,8 @@ def graph_dir(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 @pytest.mark.parametrize("backend", ["onnx", "torch"])
 def test_a_model_that_says_so_summarizes_without_trigram_blocking(
-    graph_dir: Path, tmp_path: Path, backend: str
+    graph_dir: Path, tmp_path: Path, backend: str, repeated: list[str]
 ) -> None:
-    repeated = [
-        "Nothing else is new here.",  # scored below the four that share trigrams
-        "The red car is fast today.",
-        "The red car is fast today, again.",
-        "The red car is fast today, once more.",
-        "The red car is fast today, as ever.",
-    ]
     directory = tmp_path / "model"
     shutil.copytree(graph_dir, directory)
     config = json.loads((directory / "config.json").read_text())
