@@ -72,7 +72,7 @@ def add_selection_arguments(parser: argparse.ArgumentParser, summaries: bool) ->
         "--trigram-blocking",
         action="store_true",
         default=None,
-        help="pass over a sentence that repeats a word trigram of one already chosen until no other is left "
+        help="pass over a sentence that repeats a word trigram of one already chosen until every other is taken "
         "(default: as the model says; off for the built-in models)",
     )
     blocking.add_argument(

@@ -83,7 +83,7 @@ class SelectionConfig:
     Exactly one length control applies: `max_words` if set, else `ratio` if set, else `k`.
     `ratio` keeps ratio * number of sentences, rounded half up, at least one sentence.
     `trigram_blocking`: take a sentence that shares a word trigram with one already chosen only
-    once no other is left;
+    once every other candidate has been taken;
     None: as the model says (`BertSumConfig.trigram_blocking`, `for_model`), on without one.
     Either way a sentence that repeats a chosen one word for word is skipped.
     """
@@ -263,10 +263,9 @@ def select_sentences(
     a list's entries (`summarizer.readers.Document.entries`).
 
     `indices[j]` is a scored sentence and `scores[j]` its score. Candidates are taken by
-    descending score (ties: earlier sentence first); with trigram blocking a candidate that
-    shares a word trigram with a chosen sentence waits until no other candidate is left (so a
-    summary still has the length asked for); with it or without, one whose words repeat a
-    chosen sentence's (a headline or a quote a page prints twice, "Not guilty.") is skipped. With
+    descending score (ties: earlier sentence first); with it or without trigram blocking, one
+    whose words repeat a chosen sentence's (a headline or a quote a page prints twice, "Not
+    guilty.") is skipped. With
     `max_words`, sentences that would pass the word budget are skipped. A sentence ending with a
     colon introduces what follows it (a list, a quotation, a figure), a title set as a sentence
     names it, one of fewer than four words says too little, a label and a colon before words
@@ -275,7 +274,10 @@ def select_sentences(
     heading, a list item or a fragment, and in a document written in sentence case (`cased`),
     one that begins with a stop word of `language` in lower case goes on from what came before
     it; none of them stands alone in a summary, so they are taken only
-    once no other candidate is left.
+    once no other candidate is left. With trigram blocking, a candidate that shares a word
+    trigram with a chosen sentence waits until every other candidate, those that stand apart
+    included, has been taken, so that a summary still has the length asked for. With
+    `order="score"` the indices come in the order they were chosen.
     """
     if len(indices) != len(scores):
         raise ValueError(f"{len(indices)} sentence indices but {len(scores)} scores")
@@ -315,7 +317,7 @@ def select_sentences(
         return blocked
 
     blocking = config.trigram_blocking is not False
-    for standing_apart in (False, True):
-        group = [j for j in ranked if apart[j] is standing_apart]
-        take(take(group, blocking), block=False)
+    groups = ([j for j in ranked if not apart[j]], [j for j in ranked if apart[j]])
+    for blocked in [take(group, blocking) for group in groups]:  # every other candidate first
+        take(blocked, block=False)
     return sorted(chosen) if config.order == "document" else chosen

@@ -63,6 +63,22 @@ def test_trigram_blocking_fills_the_summary_with_blocked_sentences_last():
     assert select_sentences(page, range(5), scores, SelectionConfig(k=3, trigram_blocking=True)) == [0, 1, 2]
     assert select_sentences(page, range(5), scores, SelectionConfig(ratio=0.8, trigram_blocking=True)) == [0, 1, 2, 3]
     assert select_sentences(page, range(5), scores, SelectionConfig(k=3, trigram_blocking=False)) == [0, 1, 3]
+    # In score order the indices come as they were chosen: the blocked sentence last.
+    assert select_sentences(page, range(5), scores, SelectionConfig(k=3, order="score", trigram_blocking=True)) == [
+        0,
+        2,
+        1,
+    ]
+
+
+def test_a_blocked_sentence_fills_the_words_left():
+    page = [
+        "The harbour closed at noon today.",
+        "The harbour closed at noon again.",
+        "Boats wait in the bay for hours now.",
+    ]
+    chosen = select_sentences(page, range(3), [0.9, 0.8, 0.1], SelectionConfig(max_words=12, trigram_blocking=True))
+    assert chosen == [0, 1]  # the third (8 words) would pass 12; the blocked one (6) fits
 
 
 def test_ratio_counts_the_documents_sentences():
@@ -158,7 +174,8 @@ def test_trigram_blocking_is_true_false_or_the_models(value):
 
 
 def test_trigram_blocking_works_in_other_scripts():
-    sentences = ["Кошка сидит на окне.", "Кошка сидит на окне весь день.", "Собака спит у двери весь вечер."]
+    # The third sentence stands apart (under four words), and is still taken before a blocked one.
+    sentences = ["Кошка сидит на окне.", "Кошка сидит на окне весь день.", "Собака спит."]
     assert select_sentences(sentences, [0, 1, 2], [0.9, 0.8, 0.1], SelectionConfig(k=2)) == [0, 2]
 
 
