@@ -306,11 +306,12 @@ def select_sentences(
             words = tuple(rouge_words(sentence))
             if words in seen_words:
                 continue
-            trigrams = _trigrams(words)
-            if block and trigrams & seen_trigrams:
-                blocked.append(j)
-                continue
-            seen_trigrams.update(trigrams)
+            if block:  # only a blocking pass reads or needs the chosen sentences' trigrams
+                trigrams = _trigrams(words)
+                if trigrams & seen_trigrams:
+                    blocked.append(j)
+                    continue
+                seen_trigrams.update(trigrams)
             seen_words.add(words)
             words_used += length
             chosen.append(indices[j])
