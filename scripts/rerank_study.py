@@ -3,30 +3,33 @@ than the ones selection takes, and can the encoder's own sentence embeddings, or
 sentences share, find them? And, beside it, a blend of two models' sentence scores.
 
     python scripts/rerank_study.py features NAME --data DATA [--split S] [-k 3] [--top 5] [--model news] \
-        [--embedder minilm|mpnet]
-    python scripts/rerank_study.py fit --train NAME... --test NAME
+        [--embedder minilm|mpnet|model]
+    python scripts/rerank_study.py fit --train NAME... --test NAME [--features p.sum+lex.doc+...]
     python scripts/rerank_study.py blend --data DATA [--split S] [-k 3 | --ratio R] [--models news news-accurate]
 
-`features` summarizes the documents with MODEL (ONNX Runtime, int8), takes each document's `--top`
-best-scored sentences, and for every k-sentence combination of them (in document order) writes
-its ROUGE-1 against the reference and eleven features to /tmp/rerank/NAME.pkl: the sum, the summed
-logits and the minimum of its sentence scores; the cosine between the combination's text and the
-document's first 512 word pieces, embedded as all-MiniLM-L6-v2 (or with `--embedder mpnet`
-all-mpnet-base-v2) embeds sentences (mean pooling, the packaged encoder, not the trained
-model); the mean cosine of its sentences to the document and to each other; its log word
-count; whether it holds the first sentence; its mean position;
-and two that need no encoder: the cosine of its content-word counts (stop words left out, the
-words lexical centrality reads) to the document's, and the mean overlap of its sentences' content
-words, pair by pair (shared words over the smaller set), spelled as the model's centrality spells
-them. It prints the ROUGE-1 of the summaries selection takes, of the best combination (the
-ceiling) and of the score sum plus lambda times the cosine to the document, embedded or lexical,
-for a few lambdas (zero-shot, MatchSum-like); and what reranking costs beside scoring: the word
-pieces its 1 + C(top, k) + top encoder inputs hold against the document's own, and the seconds of
-each (scoring on ONNX Runtime in int8, the embeddings on torch in fp32, so the time ratio is only
+`features` summarizes the documents with MODEL (ONNX Runtime, int8; torch in fp32 with
+`--embedder model`), takes each document's `--top` best-scored sentences, and for every
+k-sentence combination of them (in document order) writes its ROUGE-1 against the reference and
+eleven features to /tmp/rerank/NAME.pkl: the sum, the summed logits and the minimum of its
+sentence scores; the cosine between the combination's text and the document's first 512 word
+pieces, embedded as all-MiniLM-L6-v2 (or with `--embedder mpnet` all-mpnet-base-v2) embeds
+sentences (mean pooling, the packaged encoder, not the trained model), or with `--embedder
+model` read from the model's own sentence vectors (its head's output before the score: no
+second encoder pass; the document is the mean of its sentences' vectors, a combination the mean
+of its own); the mean cosine of its sentences to the document and to each other; its log word
+count; whether it holds the first sentence; its mean position; and two that need no encoder:
+the cosine of its content-word counts (stop words left out, the words lexical centrality reads)
+to the document's, and the mean overlap of its sentences' content words, pair by pair (shared
+words over the smaller set), spelled as the model's centrality spells them. It prints the
+ROUGE-1 of the summaries selection takes, of the best combination (the ceiling) and of the score
+sum plus lambda times the cosine to the document, embedded or lexical, for a few lambdas
+(zero-shot, MatchSum-like); and what reranking costs beside scoring: the word pieces its 1 +
+C(top, k) + top encoder inputs hold against the document's own, and the seconds of each
+(scoring on ONNX Runtime in int8, the embeddings on torch in fp32, so the time ratio is only
 indicative). Documents without a scored sentence are left out. `fit` trains a linear ranker over
 the features of the `--train` sets (softmax over each document's combinations against a softmax
 of their ROUGE-1 / 2) and prints the ROUGE-1 of its choices on `--test`, for growing feature
-sets, with and without the encoder's.
+sets, with and without the encoder's (or for the one set `--features` names).
 `blend` summarizes the documents with both `--models` (ONNX Runtime, int8; they must read the
 same sentences) and prints the ROUGE-1 of the selection (`python -m summarizer.evaluate`'s
 options) over (1 - w) times the first model's sentence scores plus w times the second's, for w
@@ -68,6 +71,7 @@ def features(args: argparse.Namespace) -> None:
     from transformers import AutoModel, AutoTokenizer
 
     from summarizer import Summarizer
+    from summarizer.modeling.modeling_bertsum import BertSumModel
     from summarizer.resources import default_encoder_dir, mpnet_encoder_dir
     from summarizer.selection import SelectionConfig
     from summarizer.text.centrality import DEFAULT_WORDS, content_words, stop_words
@@ -85,11 +89,43 @@ def features(args: argparse.Namespace) -> None:
         mask = batch["attention_mask"].unsqueeze(-1).float()
         return torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1), dim=-1).numpy()
 
-    summarizer = Summarizer.from_pretrained(args.model, backend="onnx", precision="int8")
+    own_vectors = args.embedder == "model"
+    if own_vectors:  # the head's sentence vectors, before its score: one document per batch, in order
+        summarizer = Summarizer.from_pretrained(args.model, backend="torch", precision="fp32")
+        model = summarizer.model
+        assert isinstance(model, BertSumModel)
+        head, norm = model.head, getattr(model.head, "norm", None)
+        if not isinstance(norm, torch.nn.Module):
+            raise SystemExit(f"{args.model}: its head has no norm before its score to read vectors from")
+        captured: list[dict[int, np.ndarray]] = []  # per document: place among its scored sentences -> vector
+        inputs: list[tuple] = []
+        head.register_forward_pre_hook(lambda _m, args_: inputs.append(args_))
+
+        def keep(_module: object, _inputs: object, out: torch.Tensor) -> None:
+            _, mask, first = inputs.pop()
+            rows = out.detach().float().numpy()
+            places = {}
+            for r in range(rows.shape[0]):
+                offset = 0 if first is None else int(first[r])
+                for j in np.flatnonzero(mask[r].numpy()):
+                    places[offset + int(j)] = rows[r, j]
+            captured.append(places)
+
+        norm.register_forward_hook(keep)
+    else:
+        summarizer = Summarizer.from_pretrained(args.model, backend="onnx", precision="int8")
     documents = load_documents(args.data, args.split).documents
     _, references, stream = summarize_documents(summarizer, documents, SelectionConfig(k=args.k))
+    if own_vectors:  # one document a call, so that the head's calls follow the documents' order
+        stream = (
+            summary
+            for document in documents
+            for summary in summarize_documents(summarizer, [document], SelectionConfig(k=args.k))[2]
+        )
     start = time.perf_counter()
     summaries = list(stream)
+    if own_vectors and len(captured) != len(summaries):
+        raise SystemExit(f"the head ran {len(captured)} times for {len(summaries)} documents")
     scoring_seconds, embedding_seconds = time.perf_counter() - start, 0.0
     language = summarizer.language
     settings = summarizer.model.config.features
@@ -106,8 +142,11 @@ def features(args: argparse.Namespace) -> None:
         lengths = (len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"])
         return sum(length if max_length is None else min(length, max_length - 2) for length in lengths)
 
+    def unit(x: np.ndarray) -> np.ndarray:
+        return x / (np.linalg.norm(x, axis=-1, keepdims=True) + 1e-9)
+
     rows, document_pieces, rerank_pieces = [], 0, 0
-    for summary, reference in zip(summaries, references):
+    for number, (summary, reference) in enumerate(zip(summaries, references)):
         doc, scores = summary.document, summary.sentence_scores
         top = sorted((i for i, s in enumerate(scores) if s is not None), key=lambda i: -(scores[i] or 0.0))[: args.top]
         if not top:
@@ -115,11 +154,19 @@ def features(args: argparse.Namespace) -> None:
         combos = [tuple(sorted(c)) for c in itertools.combinations(top, min(args.k, len(top)))]
         combo_texts = [" ".join(doc[i] for i in c) for c in combos]
         document_pieces += pieces(doc)
-        rerank_pieces += pieces([" ".join(doc)], 512) + pieces(combo_texts, 256) + pieces([doc[i] for i in top], 128)
         start = time.perf_counter()
-        document = embed([" ".join(doc)], 512)[0]
-        texts = embed(combo_texts, 256)
-        own = dict(zip(top, embed([doc[i] for i in top], 128)))
+        if own_vectors:  # slot j holds the j-th scored sentence
+            scored = [i for i, s in enumerate(scores) if s is not None]
+            vectors = {scored[place]: vector for place, vector in captured[number].items()}
+            document = unit(np.mean([vectors[i] for i in scored], axis=0))
+            texts = unit(np.array([np.mean([vectors[i] for i in c], axis=0) for c in combos]))
+            own = {i: unit(vectors[i]) for i in top}
+        else:
+            rerank_pieces += pieces([" ".join(doc)], 512) + pieces(combo_texts, 256)
+            rerank_pieces += pieces([doc[i] for i in top], 128)
+            document = embed([" ".join(doc)], 512)[0]
+            texts = embed(combo_texts, 256)
+            own = dict(zip(top, embed([doc[i] for i in top], 128)))
         embedding_seconds += time.perf_counter() - start
         table = []
         sentence_words = [words(sentence) for sentence in doc]
@@ -177,7 +224,8 @@ def fit(args: argparse.Namespace) -> None:
 
     train = [r for name in args.train for r in load(name) if len(r[1]) > 1]
     test = load(args.test)
-    for columns in map(list, FEATURE_SETS):
+    sets = [[FEATURES.index(name) for name in args.features.split("+")]] if args.features else FEATURE_SETS
+    for columns in map(list, sets):
         size = len(columns)
         x = np.concatenate([r[0][:, columns] for r in train])
         mean, std = x.mean(0), x.std(0) + 1e-9
@@ -251,10 +299,11 @@ def main() -> None:
     one.add_argument("-k", type=int, default=3)
     one.add_argument("--top", type=int, default=5)
     one.add_argument("--model", default="news")
-    one.add_argument("--embedder", choices=("minilm", "mpnet"), default="minilm")
+    one.add_argument("--embedder", choices=("minilm", "mpnet", "model"), default="minilm")
     two = verbs.add_parser("fit")
     two.add_argument("--train", nargs="+", required=True)
     two.add_argument("--test", required=True)
+    two.add_argument("--features", help="one set to fit, its names joined by + (default: each of FEATURE_SETS)")
     three = verbs.add_parser("blend")
     three.add_argument("--data", required=True)
     three.add_argument("--split")
