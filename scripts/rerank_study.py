@@ -3,7 +3,7 @@ than the ones selection takes, and can the encoder's own sentence embeddings, or
 sentences share, find them? And, beside it, a blend of two models' sentence scores.
 
     python scripts/rerank_study.py features NAME --data DATA [--split S] [-k 3] [--top 5] [--model news] \
-        [--embedder minilm|mpnet|model]
+        [--embedder minilm|mpnet|model|none]
     python scripts/rerank_study.py fit --train NAME... --test NAME [--features p.sum+lex.doc+...]
     python scripts/rerank_study.py blend --data DATA [--split S] [-k 3 | --ratio R] [--models news news-accurate]
 
@@ -16,8 +16,9 @@ pieces, embedded as all-MiniLM-L6-v2 (or with `--embedder mpnet` all-mpnet-base-
 sentences (mean pooling, the packaged encoder, not the trained model), or with `--embedder
 model` read from the model's own sentence vectors (its head's output before the score: no
 second encoder pass; the document is the mean of its sentences' vectors, a combination the mean
-of its own); the mean cosine of its sentences to the document and to each other; its log word
-count; whether it holds the first sentence; its mean position; and two that need no encoder:
+of its own; with `--embedder none` no embeddings, the three cosines 0); the mean cosine of its
+sentences to the document and to each other; its log word count; whether it holds the first
+sentence; its mean position; and two that need no encoder:
 the cosine of its content-word counts (stop words left out, the words lexical centrality reads)
 to the document's, and the mean overlap of its sentences' content words, pair by pair (shared
 words over the smaller set), spelled as the model's centrality spells them. It prints the
@@ -161,6 +162,8 @@ def features(args: argparse.Namespace) -> None:
             document = unit(np.mean([vectors[i] for i in scored], axis=0))
             texts = unit(np.array([np.mean([vectors[i] for i in c], axis=0) for c in combos]))
             own = {i: unit(vectors[i]) for i in top}
+        elif args.embedder == "none":  # the three cosines read 0
+            document, texts, own = np.zeros(1), np.zeros((len(combos), 1)), {i: np.zeros(1) for i in top}
         else:
             rerank_pieces += pieces([" ".join(doc)], 512) + pieces(combo_texts, 256)
             rerank_pieces += pieces([doc[i] for i in top], 128)
@@ -299,7 +302,7 @@ def main() -> None:
     one.add_argument("-k", type=int, default=3)
     one.add_argument("--top", type=int, default=5)
     one.add_argument("--model", default="news")
-    one.add_argument("--embedder", choices=("minilm", "mpnet", "model"), default="minilm")
+    one.add_argument("--embedder", choices=("minilm", "mpnet", "model", "none"), default="minilm")
     two = verbs.add_parser("fit")
     two.add_argument("--train", nargs="+", required=True)
     two.add_argument("--test", required=True)
