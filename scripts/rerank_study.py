@@ -47,6 +47,7 @@ import math
 import pickle
 import time
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -81,10 +82,13 @@ def features(args: argparse.Namespace) -> None:
     from summarizer.training.rouge import rouge_per_document
 
     encoder_dir = mpnet_encoder_dir() if args.embedder == "mpnet" else default_encoder_dir()
-    tokenizer, encoder = AutoTokenizer.from_pretrained(encoder_dir), AutoModel.from_pretrained(encoder_dir).eval()
+    tokenizer = AutoTokenizer.from_pretrained(encoder_dir)  # counts word pieces in every mode
+    # the embedder itself only where the cosines are embedded
+    encoder = AutoModel.from_pretrained(encoder_dir).eval() if args.embedder in ("minilm", "mpnet") else None
 
     def embed(texts: list[str], max_length: int) -> np.ndarray:
         batch = tokenizer(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+        assert encoder is not None
         with torch.inference_mode():
             hidden = encoder(**batch).last_hidden_state
         mask = batch["attention_mask"].unsqueeze(-1).float()
@@ -116,12 +120,15 @@ def features(args: argparse.Namespace) -> None:
     else:
         summarizer = Summarizer.from_pretrained(args.model, backend="onnx", precision="int8")
     documents = load_documents(args.data, args.split).documents
-    _, references, stream = summarize_documents(summarizer, documents, SelectionConfig(k=args.k))
+    selection = SelectionConfig(k=args.k)
+    split, references, stream = summarize_documents(summarizer, documents, selection)
     if own_vectors:  # one document a call, so that the head's calls follow the documents' order
         stream = (
             summary
-            for document in documents
-            for summary in summarize_documents(summarizer, [document], SelectionConfig(k=args.k))[2]
+            for sentences, document in zip(split, documents)
+            for summary in summarizer.summarize_batch(
+                [sentences], 1, **asdict(selection), language=document.language or summarizer.language
+            )
         )
     start = time.perf_counter()
     summaries = list(stream)
