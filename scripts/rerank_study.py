@@ -119,6 +119,7 @@ def features(args: argparse.Namespace) -> None:
         norm.register_forward_hook(keep)
     else:
         summarizer = Summarizer.from_pretrained(args.model, backend="onnx", precision="int8")
+    summarizer.ranker = None  # the study reranks the selection by score, not the model's own ranker's
     documents = load_documents(args.data, args.split).documents
     selection = SelectionConfig(k=args.k)
     split, references, stream = summarize_documents(summarizer, documents, selection)
@@ -272,6 +273,7 @@ def blend(args: argparse.Namespace) -> None:
     language = ""
     for name in args.models:  # one model in memory at a time
         summarizer = Summarizer.from_pretrained(name, backend="onnx", precision="int8")
+        summarizer.ranker = None  # blended scores are selected by score
         _, references, stream = summarize_documents(summarizer, documents, selection)
         summaries = list(stream)
         runs.append([summary.sentence_scores for summary in summaries])

@@ -18,6 +18,7 @@ from summarizer.errors import InputError, SettingError, first_line
 from summarizer.modeling.arrays import length_batches
 from summarizer.modeling.features import DocumentFeatures, FeatureBuilder
 from summarizer.modeling.settings import read_settings
+from summarizer.ranking import RankerConfig
 from summarizer.readers import Document, check_format, read_document
 from summarizer.resources import BUILTIN_MODELS, builtin_model_dir, model_dir, model_source
 from summarizer.runtime.backends import check_backend, resolve_backend
@@ -176,6 +177,7 @@ class Summarizer:
         # The ISO 639-1 codes of the languages the model reads (settings.ModelSettings.languages).
         self.languages: tuple[str, ...] = tuple(model.config.languages or (language_code(self.language),))
         self.trigram_blocking = model.config.trigram_blocking  # unless a summary's caller says
+        self.ranker: RankerConfig | None = model.config.ranker  # summaries of a fixed number of sentences
         self.max_windows_per_pass = max_windows_per_pass
         self.builder = FeatureBuilder(tokenizer, model.config.features.for_inference(), self.language)
         self.pad_token_id: int = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
@@ -356,7 +358,8 @@ class Summarizer:
                     scores[position] = section_scores
             in_order = iter(scores)  # sections are listed document by document
             for document in prepared:
-                yield _summary(document, [next(in_order) for _ in document.sections], selection, self.language)
+                document_scores = [next(in_order) for _ in document.sections]
+                yield _summary(document, document_scores, selection, self.language, self.ranker)
 
     def check_language(self, language: str | None) -> str | None:
         """The Punkt name of `language` (an ISO 639-1 code or a Punkt name; None stays None: each
@@ -616,16 +619,23 @@ def document_error(text: Any) -> str | None:
 
 
 def _summary(
-    document: PreparedDocument, scores: list[list[float]], selection: SelectionConfig, language: str
+    document: PreparedDocument,
+    scores: list[list[float]],
+    selection: SelectionConfig,
+    language: str,
+    ranker: RankerConfig | None,
 ) -> Summary:
-    """The summary of `document` (read in `language`, the model's, unless it names its own)."""
+    """The summary of `document` (read in `language`, the model's, unless it names its own;
+    chosen with the model's `ranker`, if any)."""
     if document.error is not None:
         return Summary([], [], [], [], [], [], document.error)
     language = document.language or language
     indices = [section.first + i for section in document.sections for i in section.features.sentence_indices]
     flat_scores = [score for section_scores in scores for score in section_scores]
     listed = [i for i, paragraph in enumerate(document.paragraphs) if paragraph in document.entries]
-    chosen = select_sentences(document.sentences, indices, flat_scores, selection, language, entries=listed)
+    chosen = select_sentences(
+        document.sentences, indices, flat_scores, selection, language, entries=listed, ranker=ranker
+    )
     by_index = dict(zip(indices, flat_scores))
     return Summary(
         sentences=[document.sentences[i] for i in chosen],

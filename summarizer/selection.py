@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -9,6 +10,7 @@ from dataclasses import dataclass, replace
 import regex
 
 from summarizer.errors import check, check_at_least, check_choice
+from summarizer.ranking import RankerConfig, best_combination
 from summarizer.text.centrality import stop_words
 from summarizer.text.layout import SENTENCE_WORDS, title_case
 from summarizer.text.words import rouge_words
@@ -108,6 +110,11 @@ class SelectionConfig:
     def for_model(self, trigram_blocking: bool) -> SelectionConfig:
         """This selection with the model's `trigram_blocking` where it leaves it to the model."""
         return self if self.trigram_blocking is not None else replace(self, trigram_blocking=trigram_blocking)
+
+    def ranked_by(self, ranker: RankerConfig | None) -> bool:
+        """Whether `ranker` chooses these summaries: a fixed number of sentences (no `ratio` or
+        `max_words`), one of its `lengths`."""
+        return ranker is not None and self.max_words is None and self.ratio is None and self.k in ranker.lengths
 
     def sentence_budget(self, num_sentences: int) -> int:
         """How many sentences `k` or `ratio` allows for a document of `num_sentences`."""
@@ -258,9 +265,11 @@ def select_sentences(
     language: str = "english",
     *,
     entries: Collection[int] = (),
+    ranker: RankerConfig | None = None,
 ) -> list[int]:
     """Indices (into `sentences`) of the chosen sentences; `entries`: those of the sentences of
-    a list's entries (`summarizer.readers.Document.entries`).
+    a list's entries (`summarizer.readers.Document.entries`); `ranker`: the model's
+    summary-level ranker, if it has one (`summarizer.ranking`).
 
     `indices[j]` is a scored sentence and `scores[j]` its score. Candidates are taken by
     descending score (ties: earlier sentence first); with it or without trigram blocking, one
@@ -278,6 +287,13 @@ def select_sentences(
     trigram with a chosen sentence waits until every other candidate, those that stand apart
     included, has been taken, so that a summary still has the length asked for. With
     `order="score"` the indices come in the order they were chosen.
+
+    With a `ranker`, a summary of `k` sentences (no `ratio` or `max_words`), `k` one of the
+    ranker's `lengths`, is instead the combination the ranker scores highest among the ranker's
+    `candidates` best-scored sentences that stand alone, none of them repeating another's words
+    (with trigram blocking: no two of them sharing a trigram); where there are no more such
+    sentences than `k`, or trigram blocking refuses every combination, sentences are taken as
+    above. With `order="score"` its sentences come by descending score.
     """
     if len(indices) != len(scores):
         raise ValueError(f"{len(indices)} sentence indices but {len(scores)} scores")
@@ -285,6 +301,13 @@ def select_sentences(
     listed = set(entries)
     apart = [stands_apart(sentences[i], ordinary, i in listed) for i in indices]
     ranked = sorted(range(len(indices)), key=lambda j: (-scores[j], indices[j]))
+    blocking = config.trigram_blocking is not False
+    if ranker is not None and config.ranked_by(ranker):
+        ranked_choice = _ranked_choice(
+            sentences, indices, scores, [j for j in ranked if not apart[j]], config, ranker, language, blocking
+        )
+        if ranked_choice is not None:
+            return ranked_choice
     budget = len(indices) if config.max_words is not None else config.sentence_budget(len(sentences))
     chosen: list[int] = []
     seen_trigrams: set[tuple[str, str, str]] = set()
@@ -317,8 +340,54 @@ def select_sentences(
             chosen.append(indices[j])
         return blocked
 
-    blocking = config.trigram_blocking is not False
     groups = ([j for j in ranked if not apart[j]], [j for j in ranked if apart[j]])
     for blocked in [take(group, blocking) for group in groups]:  # every other candidate first
         take(blocked, block=False)
     return sorted(chosen) if config.order == "document" else chosen
+
+
+def _ranked_choice(
+    sentences: Sequence[str],
+    indices: Sequence[int],
+    scores: Sequence[float],
+    ranked: Sequence[int],
+    config: SelectionConfig,
+    ranker: RankerConfig,
+    language: str,
+    blocking: bool,
+) -> list[int] | None:
+    """`select_sentences`' choice by the `ranker` among the first of `ranked` (positions in
+    `indices`, by descending score, none standing apart), or None where it has nothing to choose."""
+    pool: list[int] = []
+    seen_words: set[tuple[str, ...]] = set()
+    trigrams: dict[int, set[tuple[str, str, str]]] = {}
+    for j in ranked:
+        words = tuple(rouge_words(sentences[indices[j]]))
+        if words in seen_words:
+            continue
+        seen_words.add(words)
+        pool.append(j)
+        trigrams[indices[j]] = _trigrams(words) if blocking else set()
+        if len(pool) == ranker.candidates:
+            break
+    if len(pool) <= config.k:
+        return None
+
+    def apart_trigrams(combination: tuple[int, ...]) -> bool:
+        return all(not trigrams[a] & trigrams[b] for a, b in itertools.combinations(combination, 2))
+
+    chosen = best_combination(
+        ranker,
+        sentences,
+        [indices[j] for j in pool],
+        [scores[j] for j in pool],
+        config.k,
+        language,
+        apart_trigrams if blocking else None,
+    )
+    if chosen is None:
+        return None
+    if config.order == "document":
+        return list(chosen)
+    by_score = {indices[j]: scores[j] for j in pool}
+    return sorted(chosen, key=lambda i: (-by_score[i], i))

@@ -29,6 +29,7 @@ from summarizer.modeling.settings import (
     head_settings,
     read_settings,
 )
+from summarizer.ranking import RankerConfig
 from summarizer.resources import read_json
 
 
@@ -43,7 +44,8 @@ class BertSumConfig(PreTrainedConfig):
     layer of the encoder's layers (0: none). trigram_blocking: whether summaries pass over
     a sentence that shares a word trigram with one already chosen, unless the caller says
     (`SelectionConfig`): the selection the model was validated with, as a generation config
-    holds a model's decoding defaults.
+    holds a model's decoding defaults. ranker: its summary-level ranker (`RankerConfig` or its
+    dict; None: none), which selection asks for summaries of a fixed number of sentences.
     """
 
     model_type = MODEL_TYPE
@@ -58,6 +60,7 @@ class BertSumConfig(PreTrainedConfig):
     base_encoder: str | None = None
     lora_rank: int = 0
     trigram_blocking: bool = True
+    ranker: RankerConfig | dict | None = None
 
     def __post_init__(self, **kwargs: Any) -> None:
         self.head = head_settings(self.head)
@@ -67,6 +70,7 @@ class BertSumConfig(PreTrainedConfig):
         # What every runtime reads, checked as `read_settings` checks it.
         if not isinstance(self.features, FeatureConfig):
             self.features = FeatureConfig(**(self.features or {}))
+        self.ranker = RankerConfig.from_settings(self.ranker)
         ModelSettings(self.language, self.features, self.base_encoder, self.trigram_blocking)
         checked = checked_languages(self.languages, self.language)  # kept as given: None stays None
         self.languages = list(checked) if self.languages else None
@@ -83,6 +87,8 @@ class BertSumConfig(PreTrainedConfig):
         settings = super().to_dict()
         assert isinstance(self.features, FeatureConfig)  # made one in __post_init__
         settings["features"] = self.features.to_dict()
+        if isinstance(self.ranker, RankerConfig):
+            settings["ranker"] = self.ranker.to_dict()
         return settings
 
 

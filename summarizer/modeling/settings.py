@@ -19,6 +19,7 @@ from typing import Any
 
 from summarizer.errors import InputError, SettingError, check, check_at_least, first_line
 from summarizer.modeling.features import FeatureConfig, convert_saved_features
+from summarizer.ranking import RankerConfig
 from summarizer.resources import BASE_ENCODERS, base_encoder_dir, read_json
 from summarizer.text.sentences import LANGUAGE_CODES, check_language, language_code
 
@@ -123,7 +124,8 @@ class ModelSettings:
     `language` (sentences, stop words, ROUGE of a document whose language is neither given nor
     detected), the `languages` the model reads (ISO 639-1 codes; empty: `language`'s alone), the `features`,
     the packaged `base_encoder` of a compact model (one of BASE_ENCODERS) and whether summaries
-    block repeated trigrams unless the caller says. `values`: everything the file holds (as a
+    block repeated trigrams unless the caller says, and its summary-level `ranker`, if it has one
+    (`summarizer.ranking`). `values`: everything the file holds (as a
     `BertSumConfig` is made from it), `path`: the file read (None for settings made in code)."""
 
     language: str = "english"
@@ -133,10 +135,12 @@ class ModelSettings:
     values: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     path: Path | None = field(default=None, compare=False)
     languages: tuple[str, ...] = ()  # as config.json holds them: `checked_languages` makes them a tuple
+    ranker: RankerConfig | None = None  # as config.json holds it: `RankerConfig.from_settings` checks it
 
     def __post_init__(self) -> None:
         check_language(self.language)
         object.__setattr__(self, "languages", checked_languages(self.languages, self.language))
+        object.__setattr__(self, "ranker", RankerConfig.from_settings(self.ranker))
         check(
             isinstance(self.trigram_blocking, bool),
             "trigram_blocking",
@@ -187,6 +191,7 @@ def read_settings(directory: Path) -> ModelSettings:
             values,
             path,
             values.get("languages") or (),
+            values.get("ranker"),
         )
     except (TypeError, ValueError) as error:
         raise InputError(f"{path}: invalid settings: {first_line(error)}") from None

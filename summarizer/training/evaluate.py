@@ -279,12 +279,20 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"data": args.data, "split": args.split, **result.to_dict()}, indent=2))
     else:
-        length = f"{args.ratio:g} of the sentences" if args.ratio is not None else f"{args.k} sentences"
-        blocking = f"trigram blocking {'on' if result.selection.trigram_blocking else 'off'}"
         where = f"{args.data}{f' ({args.split})' if args.split else ''}"
-        print(f"{where}: {len(documents)} documents, {length}, {blocking}")
+        print(f"{where}: {len(documents)} documents, {_how(result.selection, summarizer)}")
         print(result.table())
     return 0
+
+
+def _how(selection: SelectionConfig, summarizer: Summarizer) -> str:
+    """How the summaries were chosen, for a report's heading: their length, trigram blocking and,
+    where it chose them, the model's summary-level ranker."""
+    length = f"{selection.ratio:g} of the sentences" if selection.ratio is not None else f"{selection.k} sentences"
+    how = f"{length}, trigram blocking {'on' if selection.trigram_blocking else 'off'}"
+    if summarizer.ranker is not None and selection.ranked_by(summarizer.ranker):
+        how += f", the model's ranker over its {summarizer.ranker.candidates} best-scored sentences"
+    return how
 
 
 def _run_yardstick(args: argparse.Namespace, summarizer: Summarizer, selection: SelectionConfig) -> int:
@@ -309,10 +317,10 @@ def _run_yardstick(args: argparse.Namespace, summarizer: Summarizer, selection: 
         }
         print(json.dumps(report, indent=2))
         return 0
-    length = f"{args.ratio:g} of the sentences" if args.ratio is not None else f"{args.k} sentences"
     for source, (part, result) in results.items():
-        blocking = f"trigram blocking {'on' if result.selection.trigram_blocking else 'off'}"
-        print(f"{source}: {part.path} ({part.split}): {result.documents} documents, {length}, {blocking}")
+        print(
+            f"{source}: {part.path} ({part.split}): {result.documents} documents, {_how(result.selection, summarizer)}"
+        )
         print(result.table())
         print()
     shares = ", ".join(f"{share:.0%} {source}" for source, share in benchmark.MIX.items())
