@@ -30,7 +30,8 @@ C(top, k) + top encoder inputs hold against the document's own, and the seconds 
 indicative). Documents without a scored sentence are left out. `fit` trains a linear ranker over
 the features of the `--train` sets (softmax over each document's combinations against a softmax
 of their ROUGE-1 / 2) and prints the ROUGE-1 of its choices on `--test`, for growing feature
-sets, with and without the encoder's (or for the one set `--features` names).
+sets, with and without the encoder's (or for the one set `--features` names, and then, where
+`summarizer.ranking` computes them all, the `ranker` a model's config.json holds for them).
 `blend` summarizes the documents with both `--models` (ONNX Runtime, int8; they must read the
 same sentences) and prints the ROUGE-1 of the selection (`python -m summarizer.evaluate`'s
 options) over (1 - w) times the first model's sentence scores plus w times the second's, for w
@@ -43,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import math
 import pickle
 import time
@@ -57,6 +59,13 @@ FEATURES = (
     "p.sum", "logit.sum", "p.min", "cos.doc", "cos.sentences.doc", "cos.pairs", "log.words", "first", "pos",
     "lex.doc", "lex.pairs",
 )  # fmt: skip
+# The features `summarizer.ranking` computes, by its names: a set of them fitted here can go into a
+# model's config.json (`fit --features` prints it), with the model's `candidates`, `lengths` and
+# centrality `words`.
+PRODUCT_NAMES = {
+    "p.sum": "score_sum", "logit.sum": "logit_sum", "p.min": "score_min", "log.words": "log_words",
+    "first": "first_sentence", "pos": "position", "lex.doc": "document_cosine", "lex.pairs": "pair_overlap",
+}  # fmt: skip
 FEATURE_SETS = (  # columns of FEATURES that `fit` tries, each in turn
     (0,), (0, 3, 5, 1), (0, 3, 5, 1, 2, 4), (0, 3, 5, 1, 2, 4, 7, 8, 6),
     (0, 9), (0, 9, 10), (0, 9, 10, 1, 2), (0, 9, 10, 1, 2, 7, 8, 6), tuple(range(len(FEATURES))),
@@ -256,6 +265,13 @@ def fit(args: argparse.Namespace) -> None:
             f"{'+'.join(FEATURES[c] for c in columns)}: {np.mean(chosen):.2f} on {args.test} "
             f"(selection {np.mean([r[2] for r in test]):.2f})"
         )
+        if args.features and all(FEATURES[c] in PRODUCT_NAMES for c in columns):  # the model's config.json's
+            numbers = {"mean": mean, "std": std, "weights": weights}
+            ranker = {
+                "features": [PRODUCT_NAMES[FEATURES[c]] for c in columns],
+                **{name: [float(f"{v:.6g}") for v in values] for name, values in numbers.items()},
+            }
+            print(f'"ranker": {json.dumps(ranker)}')
 
 
 def blend(args: argparse.Namespace) -> None:

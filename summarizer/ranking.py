@@ -44,6 +44,9 @@ FEATURES = (
     "log_words",
 )
 EPSILON = 1e-9  # keeps a logit finite for a score of 0 or 1
+# At most this many candidates: a summary weighs up to C(10, 5) = 252 combinations, so that no
+# config.json can make selection take longer than the model's scoring.
+MAX_CANDIDATES = 10
 
 
 @dataclass(frozen=True)
@@ -78,20 +81,24 @@ class RankerConfig:
                 f"ranker.{name}",
                 f"must hold {len(self.features)} numbers, one for each feature, got {len(values)}",
             )
-            for value in values:
-                check(_finite(value), f"ranker.{name}", f"must hold finite numbers, got {value!r}")
+            numbers = tuple(_finite(value) for value in values)
+            for value, number in zip(values, numbers):
+                check(number is not None, f"ranker.{name}", f"must hold finite numbers, got {_short(value)}")
+            object.__setattr__(self, name, numbers)
         check(all(value > 0 for value in self.std), "ranker.std", f"must be above 0, got {list(self.std)}")
         check(
-            _whole(self.candidates, 2),
+            _whole(self.candidates) and 2 <= self.candidates <= MAX_CANDIDATES,
             "ranker.candidates",
-            f"must be a whole number, 2 or more, got {self.candidates!r}",
+            f"must be a whole number from 2 to {MAX_CANDIDATES}, got {_short(self.candidates)}",
         )
+        check(bool(self.lengths), "ranker.lengths", "must name at least one number of sentences")
         for length in self.lengths:
             check(
-                _whole(length, 1) and length < self.candidates,
+                _whole(length) and 1 <= length < self.candidates,
                 "ranker.lengths",
-                f"must be whole numbers from 1 to candidates - 1 ({self.candidates - 1}), got {length!r}",
+                f"must be whole numbers from 1 to candidates - 1 ({self.candidates - 1}), got {_short(length)}",
             )
+        check(len(set(self.lengths)) == len(self.lengths), "ranker.lengths", "must name each number once")
         try:
             check_words(self.words)
         except SettingError as error:
@@ -113,12 +120,26 @@ class RankerConfig:
         return {name: list(value) if isinstance(value, tuple) else value for name, value in asdict(self).items()}
 
 
-def _finite(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+def _finite(value: Any) -> float | None:
+    """`value` as a float, or None unless it is a finite number (an integer too large for a
+    float is none)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
-def _whole(value: Any, minimum: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value: Any) -> str:
+    """`value` for an error message, cut to a line."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def best_combination(
@@ -134,14 +155,8 @@ def best_combination(
     `scores`) whose combination the ranker scores highest, in document order (ties: the first
     combination in the order `itertools.combinations` gives them over the candidates in document
     order); None if `allowed` refuses every combination."""
-    ordinary = stop_words(language, ranker.words)
-
-    def words(sentence: str) -> list[str]:
-        return [word for word in content_words(sentence, ranker.words) if word not in ordinary]
-
-    document = Counter(word for sentence in sentences for word in words(sentence))
+    document, own = _words(sentences, candidates, language, ranker.words)
     score = dict(zip(candidates, scores))
-    own = {i: words(sentences[i]) for i in candidates}
     best, best_value = None, -math.inf
     for combination in itertools.combinations(sorted(candidates), k):
         if allowed is not None and not allowed(combination):
@@ -156,6 +171,38 @@ def best_combination(
     return best
 
 
+def combination_features(
+    sentences: Sequence[str],
+    combination: Sequence[int],
+    scores: Sequence[float],
+    language: str,
+    words: str = DEFAULT_WORDS,
+) -> dict[str, float]:
+    """Every feature (FEATURES) of the sentences `combination` (indices into the document's
+    `sentences`, in document order) scored `scores`, as the ranker reads them."""
+    document, own = _words(sentences, combination, language, words)
+    return _features(tuple(combination), list(scores), own, document, sentences)
+
+
+def _words(
+    sentences: Sequence[str], chosen: Sequence[int], language: str, words: str
+) -> tuple[Counter[str], dict[int, list[str]]]:
+    """The content words of the document (counted) and of each of the `chosen` sentences."""
+    ordinary = stop_words(language, words)
+
+    def content(sentence: str) -> list[str]:
+        return [word for word in content_words(sentence, words) if word not in ordinary]
+
+    own = {i: content(sentences[i]) for i in chosen}
+    document = Counter(word for i, sentence in enumerate(sentences) for word in own.get(i) or content(sentence))
+    return document, own
+
+
+def _probability(score: float) -> float:
+    """`score` within [0, 1]: a sentence's score is a probability."""
+    return min(1.0, max(0.0, score))
+
+
 def _features(
     combination: tuple[int, ...],
     scores: list[float],
@@ -167,7 +214,7 @@ def _features(
     overlaps = [len(a & b) / max(1, min(len(a), len(b))) for a, b in itertools.combinations(sets, 2)]
     return {
         "score_sum": sum(scores),
-        "logit_sum": sum(math.log(p / (1 - p + EPSILON) + EPSILON) for p in scores),
+        "logit_sum": sum(math.log(p / (1 - p + EPSILON) + EPSILON) for p in map(_probability, scores)),
         "score_min": min(scores),
         "document_cosine": _cosine(Counter(word for i in combination for word in own[i]), document),
         "pair_overlap": sum(overlaps) / len(overlaps) if overlaps else 0.0,

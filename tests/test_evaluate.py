@@ -115,6 +115,27 @@ def test_the_report_names_the_trigram_blocking_the_models_summaries_had(tiny_mod
     assert "2 sentences, trigram blocking off" in capsys.readouterr().out
 
 
+def test_the_report_says_where_the_models_ranker_chose(tiny_model_dir, data_file, tmp_path, capsys):
+    model = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, model)
+    config = json.loads((model / "config.json").read_text())
+    ranker = {"features": ["position"], "mean": [0.0], "std": [1.0], "weights": [1.0], "lengths": [2]}
+    (model / "config.json").write_text(json.dumps({**config, "ranker": ranker}))
+    chose = []
+    for options in (["-k", "2"], ["-k", "3"], ["--ratio", "0.4"], ["-k", "2", "--no-ranker"]):
+        assert main(["--model", str(model), "--data", str(data_file), "--json", *options]) == 0
+        chose.append(json.loads(capsys.readouterr().out)["ranker"])
+    assert chose[0]["features"] == ["position"] and chose[0]["candidates"] == 5
+    assert chose[1:] == [None, None, None]
+    assert main(["--model", str(model), "--data", str(data_file), "-k", "2"]) == 0
+    assert (
+        "2 sentences, trigram blocking on, the model's ranker over its 5 best-scored sentences"
+        in capsys.readouterr().out
+    )
+    assert main(["--model", str(model), "--data", str(data_file), "-k", "2", "--no-ranker"]) == 0
+    assert "ranker" not in capsys.readouterr().out
+
+
 def test_command_prints_a_table(tiny_model_dir, data_file, capsys):
     assert main(["--model", str(tiny_model_dir), "--data", str(data_file), "--ratio", "0.4", "--limit", "3"]) == 0
     out = capsys.readouterr().out

@@ -1,6 +1,7 @@
 """The summary-level ranker: its settings, its choice in selection, and a model that carries one."""
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 from summarizer import Summarizer
 from summarizer.errors import InputError, SettingError
 from summarizer.modeling.configuration_bertsum import BertSumConfig
-from summarizer.ranking import FEATURES, RankerConfig, best_combination
+from summarizer.ranking import FEATURES, RankerConfig, best_combination, combination_features
 from summarizer.resources import builtin_model_dir
 from summarizer.selection import SelectionConfig, select_sentences
 
@@ -51,9 +52,10 @@ def test_the_ranker_chooses_only_summaries_of_its_lengths():
 
 
 def test_with_trigram_blocking_no_two_chosen_sentences_share_a_trigram():
-    alike = ranker(score_sum=1.0, pair_overlap=5.0)  # prefers the two that say the same
+    alike = ranker(score_sum=1.0, pair_overlap=5.0, position=1.0)  # prefers the two that say the same
     assert select(k=2, with_ranker=alike) == [0, 2]
-    assert select(k=2, with_ranker=alike, trigram_blocking=True) == [0, 3]
+    assert select(k=2, with_ranker=alike, trigram_blocking=True) == [3, 4]  # by score: [0, 3]
+    assert select(k=2, with_ranker=None, trigram_blocking=True) == [0, 3]
 
 
 def test_score_order_on_request():
@@ -76,12 +78,28 @@ def test_the_candidates_are_the_best_scored_sentences_that_stand_alone_once():
 
 def test_without_more_candidates_than_sentences_asked_for_selection_takes_them_by_score():
     late = ranker(position=1.0)
-    assert select([0.9, 0.1], k=2, with_ranker=late, sentences=SENTENCES[:2]) == [0, 1]
     page = [SENTENCES[0], "The mayor said:", SENTENCES[3]]  # two that stand alone, for two asked
     assert select([0.1, 0.9, 0.5], k=2, with_ranker=late, sentences=page) == [0, 2]
 
 
-def test_features_of_a_combination():
+def test_the_features_of_a_combination():
+    sentences = ["Rain fell on the town.", "The town flooded after rain.", "Schools closed early today."]
+    features = combination_features(sentences, [0, 1], [0.5, 1.0], "english")
+    assert features["score_sum"] == 1.5 and features["score_min"] == 0.5
+    assert features["logit_sum"] == pytest.approx(math.log(1 / 1e-9))  # 0 for 0.5; the epsilon keeps 1 finite
+    assert features["first_sentence"] == 1.0 and features["position"] == pytest.approx(0.5 / 3)
+    assert features["log_words"] == pytest.approx(math.log(10))  # words between spaces
+    # content words, stop words ("on", "the", "after") left out: rain fell town / town flooded rain
+    assert features["pair_overlap"] == pytest.approx(2 / 3)
+    # the combination's counts (rain 2, town 2, fell, flooded) against the document's (and schools,
+    # closed, early, today): 10 / sqrt(10 * 14)
+    assert features["document_cosine"] == pytest.approx(10 / math.sqrt(140))
+    alone = combination_features(sentences, [2], [1.5], "english")  # a score out of range counts as 1
+    assert alone["pair_overlap"] == 0.0 and alone["logit_sum"] == pytest.approx(math.log(1 / 1e-9))
+    assert alone["position"] == pytest.approx(2 / 3) and alone["first_sentence"] == 0.0
+
+
+def test_each_feature_chooses_as_it_should():
     sentences = ["Rain fell on the town.", "The town flooded after rain.", "Schools closed early today."]
     single = dict(zip(FEATURES, (1.0,) * len(FEATURES)))
 
@@ -114,7 +132,14 @@ def test_features_of_a_combination():
         ({"weights": [1.0, float("nan")]}, r"ranker\.weights must hold finite numbers, got nan"),
         ({"std": [1.0, 0.0]}, r"ranker\.std must be above 0"),
         ({"lengths": [5]}, r"ranker\.lengths must be whole numbers from 1 to candidates - 1 \(4\), got 5"),
-        ({"candidates": True}, r"ranker\.candidates must be a whole number, 2 or more, got True"),
+        ({"candidates": True}, r"ranker\.candidates must be a whole number from 2 to 10, got True"),
+        ({"candidates": 11}, r"ranker\.candidates must be a whole number from 2 to 10, got 11"),
+        (
+            {"mean": [0, 10**400]},
+            r"ranker\.mean must hold finite numbers, got 1000000000000000000000000000000000000\.\.\.$",
+        ),
+        ({"lengths": []}, r"ranker\.lengths must name at least one number of sentences"),
+        ({"lengths": [2, 2]}, r"ranker\.lengths must name each number once"),
         ({"words": "bytes"}, r"ranker\.words must be one of"),
         ({"code": "import os"}, r"ranker has no setting 'code'"),
     ],
@@ -164,6 +189,8 @@ def test_a_model_with_a_ranker_summarizes_with_it(ranked_dir: Path, tmp_path: Pa
     scored = sorted(range(9), key=lambda i: (-(summary.sentence_scores[i] or 0.0), i))
     assert summary.indices == sorted(scored[:5])[-2:] != sorted(scored[:2])  # the latest of the five best
     assert summarizer.summarize(text, k=3).indices == sorted(scored[:3])  # not a length it ranks
+    summarizer.ranker = None
+    assert summarizer.summarize(text, k=2).indices == sorted(scored[:2])  # by score
     (directory / "config.json").write_text(json.dumps({**config, "ranker": {**late, "weights": ["1"]}}))
     with pytest.raises(InputError, match=r"config\.json: invalid settings: ranker\.weights must hold finite numbers"):
         Summarizer.from_pretrained(directory, precision="fp32", backend=backend)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from summarizer import console, options
 from summarizer.pipeline import PreparedDocument, Summarizer, Summary
+from summarizer.ranking import RankerConfig
 from summarizer.selection import SelectionConfig
 from summarizer.text.centrality import DEFAULT_WORDS, most_central
 from summarizer.text.sentences import language_code, reference_sentences
@@ -38,11 +39,13 @@ class Evaluation:
     selection: SelectionConfig
     systems: dict[str, RougeResult]
     languages: dict[str, Evaluation] = field(default_factory=dict)
+    ranker: RankerConfig | None = None  # the model's summary-level ranker, where it chose the summaries
 
     def to_dict(self) -> dict[str, object]:
         result: dict[str, object] = {
             "documents": self.documents,
             "selection": asdict(self.selection),
+            "ranker": None if self.ranker is None else self.ranker.to_dict(),
             "systems": {name: _scores(result) for name, result in self.systems.items()},
         }
         if self.languages:
@@ -171,6 +174,7 @@ def _compare(
         for name, predictions in zip(SYSTEMS, (model, lead, textrank, oracle))
     }
     chosen = selection.for_model(summarizer.trigram_blocking)  # as the model's summaries were chosen
+    ranker = summarizer.ranker if chosen.ranked_by(summarizer.ranker) else None
     codes = [language_code(language) for language in languages]
     by_language = {}
     if len(set(codes)) > 1:
@@ -180,12 +184,13 @@ def _compare(
                 name: rouge_result({m: [f1[i] for i in mine] for m, f1 in per_document.items()}, bootstrap_samples)
                 for name, per_document in scores.items()
             }
-            by_language[code] = Evaluation(len(mine), chosen, systems)
+            by_language[code] = Evaluation(len(mine), chosen, systems, ranker=ranker)
     return Evaluation(
         documents=len(sentences),
         selection=chosen,
         systems={name: rouge_result(per_document, bootstrap_samples) for name, per_document in scores.items()},
         languages=by_language,
+        ranker=ranker,
     )
 
 
@@ -233,6 +238,11 @@ def build_parser(yardstick: bool = True) -> argparse.ArgumentParser:
         "--limit", type=console.positive_int, help="evaluate on the first N documents only (of each source)"
     )
     options.add_model_arguments(parser, precision="fp32")  # the model as trained
+    parser.add_argument(
+        "--no-ranker",
+        action="store_true",
+        help="choose the best-scored sentences even where the model's summary-level ranker would choose",
+    )
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     console.add_debug_flag(parser)
     return parser
@@ -271,6 +281,8 @@ def _run(args: argparse.Namespace) -> int:
     summarizer = Summarizer.from_pretrained(
         args.model, device=args.device, precision=args.precision, backend=args.backend
     )
+    if args.no_ranker:
+        summarizer.ranker = None
     selection = options.selection_from(args)
     if args.cnndm:
         return _run_yardstick(args, summarizer, selection)
@@ -280,18 +292,19 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps({"data": args.data, "split": args.split, **result.to_dict()}, indent=2))
     else:
         where = f"{args.data}{f' ({args.split})' if args.split else ''}"
-        print(f"{where}: {len(documents)} documents, {_how(result.selection, summarizer)}")
+        print(f"{where}: {len(documents)} documents, {_how(result)}")
         print(result.table())
     return 0
 
 
-def _how(selection: SelectionConfig, summarizer: Summarizer) -> str:
+def _how(result: Evaluation) -> str:
     """How the summaries were chosen, for a report's heading: their length, trigram blocking and,
     where it chose them, the model's summary-level ranker."""
+    selection = result.selection
     length = f"{selection.ratio:g} of the sentences" if selection.ratio is not None else f"{selection.k} sentences"
     how = f"{length}, trigram blocking {'on' if selection.trigram_blocking else 'off'}"
-    if summarizer.ranker is not None and selection.ranked_by(summarizer.ranker):
-        how += f", the model's ranker over its {summarizer.ranker.candidates} best-scored sentences"
+    if result.ranker is not None:
+        how += f", the model's ranker over its {result.ranker.candidates} best-scored sentences"
     return how
 
 
@@ -318,9 +331,7 @@ def _run_yardstick(args: argparse.Namespace, summarizer: Summarizer, selection: 
         print(json.dumps(report, indent=2))
         return 0
     for source, (part, result) in results.items():
-        print(
-            f"{source}: {part.path} ({part.split}): {result.documents} documents, {_how(result.selection, summarizer)}"
-        )
+        print(f"{source}: {part.path} ({part.split}): {result.documents} documents, {_how(result)}")
         print(result.table())
         print()
     shares = ", ".join(f"{share:.0%} {source}" for source, share in benchmark.MIX.items())
