@@ -25,7 +25,6 @@ from summarizer.runtime.backends import check_backend, resolve_backend
 from summarizer.runtime.precision import check_precision, int8_weight_bits
 from summarizer.selection import SelectionConfig, select_sentences
 from summarizer.text.language import detect_language
-from summarizer.text.layout import paragraphs as text_paragraphs
 from summarizer.text.sentences import (
     LANGUAGE_CODES,
     join_sentences,
@@ -488,9 +487,7 @@ class Summarizer:
         entries: frozenset[int] = frozenset()
         if isinstance(text, Document):
             paragraphs, entries = list(text.paragraphs), text.entries
-        elif isinstance(text, str) and format == "text":
-            paragraphs = text_paragraphs(text)
-        elif isinstance(text, (str, bytes)):
+        elif isinstance(text, (str, bytes)):  # read as a file of `format` is, plain text included
             document = read_document(text, format, f"document {position}")
             paragraphs, entries = list(document.paragraphs), document.entries
         elif isinstance(text, Sequence) and all(isinstance(s, str) for s in text):

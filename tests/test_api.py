@@ -11,6 +11,7 @@ from summarizer.modeling.batch import collate
 from summarizer.modeling.features import DocumentFeatures, FeatureConfig
 from summarizer.modeling.modeling_bertsum import BertSumModel, load_tokenizer
 from summarizer.pipeline import CHUNK_BATCHES, SECTION_SENTENCES, SECTION_TOKENS, section_starts
+from summarizer.readers import Document
 from summarizer.selection import SelectionConfig
 
 TEXT = (
@@ -35,6 +36,23 @@ def documents(count):
 @pytest.fixture(scope="module")
 def summarizer(tiny_model_dir):
     return Summarizer.from_pretrained(tiny_model_dir, device="cpu", precision="fp32")
+
+
+def test_text_is_read_as_a_text_file_is(summarizer, tmp_path):
+    # A DailyMail article pasted into a call: its byline and time stamps are no sentences of it,
+    # as in a file the command reads.
+    body = [
+        "A teenager who was hit by a bus has made a remarkable recovery, his family said today.",
+        "Tom Barker, 17, suffered serious head injuries when he was struck in Leeds in August.",
+    ]
+    pasted = (
+        "By Daily Mail Reporter\n\nPUBLISHED: 12:32 EST, 24 November 2013 | UPDATED: 12:47 EST, 24 November 2013\n\n"
+    )
+    pasted += "\n\n".join(body)
+    assert summarizer.summarize(pasted, k=1).document == body
+    assert summarizer.sentences(pasted) == body
+    (tmp_path / "article.txt").write_text(pasted)
+    assert summarizer.summarize(Document.from_file(tmp_path / "article.txt"), k=1).document == body
 
 
 def test_summary_of_text(summarizer):
