@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -138,6 +139,20 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory, tiny_encoder_dir: P
     directory = tmp_path_factory.mktemp("tiny-model")
     model = BertSumModel.from_encoder(tiny_encoder_dir, head=TINY_HEAD)
     export(model, load_tokenizer(tiny_encoder_dir), directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def graph_dir(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model (cls pooling, transformer head, token types) with its ONNX graphs; tests
+    that change it copy it first."""
+    from summarizer import Summarizer
+    from summarizer.runtime.onnx_export import export_graph
+
+    directory = tmp_path_factory.mktemp("tiny-graph") / "model"
+    shutil.copytree(tiny_model_dir, directory)
+    summarizer = Summarizer.from_pretrained(directory, precision="fp32", backend="torch")
+    export_graph(summarizer.model, summarizer.builder.tokenizer, directory)
     return directory
 
 

@@ -43,16 +43,6 @@ TEXTS = [
 WITHOUT_TORCH = "import sys; sys.modules['torch'] = sys.modules['transformers'] = None; "
 
 
-@pytest.fixture(scope="module")
-def graph_dir(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tiny model (cls pooling, transformer head, token types) with its graph."""
-    directory = tmp_path_factory.mktemp("tiny-graph") / "model"
-    shutil.copytree(tiny_model_dir, directory)
-    summarizer = Summarizer.from_pretrained(directory, precision="fp32", backend="torch")
-    export_graph(summarizer.model, summarizer.builder.tokenizer, directory)
-    return directory
-
-
 @pytest.mark.parametrize("backend", ["onnx", "torch"])
 def test_a_model_that_says_so_summarizes_without_trigram_blocking(
     graph_dir: Path, tmp_path: Path, backend: str, repeated: list[str]

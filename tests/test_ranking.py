@@ -164,22 +164,10 @@ def test_the_default_model_carries_a_ranker_for_two_to_four_sentences():
     assert BertSumConfig.from_dict(config).to_dict()["ranker"] == config["ranker"]  # read and written alike
 
 
-@pytest.fixture(scope="module")
-def ranked_dir(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tiny model with its graph and a ranker that takes the latest of its five best sentences."""
-    from summarizer.runtime.onnx_export import export_graph
-
-    directory = tmp_path_factory.mktemp("ranked") / "model"
-    shutil.copytree(tiny_model_dir, directory)
-    summarizer = Summarizer.from_pretrained(directory, precision="fp32", backend="torch")
-    export_graph(summarizer.model, summarizer.builder.tokenizer, directory)
-    return directory
-
-
 @pytest.mark.parametrize("backend", ["onnx", "torch"])
-def test_a_model_with_a_ranker_summarizes_with_it(ranked_dir: Path, tmp_path: Path, backend: str) -> None:
+def test_a_model_with_a_ranker_summarizes_with_it(graph_dir: Path, tmp_path: Path, backend: str) -> None:
     directory = tmp_path / "model"
-    shutil.copytree(ranked_dir, directory)
+    shutil.copytree(graph_dir, directory)
     config = json.loads((directory / "config.json").read_text())
     late = {**ranker(position=1.0).to_dict(), "lengths": [2]}
     (directory / "config.json").write_text(json.dumps({**config, "ranker": late, "trigram_blocking": False}))
