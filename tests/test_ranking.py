@@ -157,10 +157,18 @@ def test_a_ranker_without_weights_is_refused():
         RankerConfig.from_settings(["score_sum"])
 
 
-def test_the_default_model_carries_a_ranker_for_two_to_four_sentences():
-    config = json.loads((builtin_model_dir("news") / "config.json").read_text())
+ACCURATE_CONFIG = Path(__file__).parents[1] / "models/news-accurate/bertsum_news_accurate/model/config.json"
+
+
+@pytest.mark.parametrize(
+    ("path", "lengths"),
+    [(builtin_model_dir("news") / "config.json", (2, 3, 4)), (ACCURATE_CONFIG, (3, 4))],
+    ids=["news", "news-accurate"],
+)
+def test_the_built_in_models_carry_a_ranker_for_the_lengths_it_won_at(path, lengths):
+    config = json.loads(path.read_text())
     shipped = RankerConfig.from_settings(config["ranker"])
-    assert shipped is not None and shipped.lengths == (2, 3, 4) and shipped.candidates == 5
+    assert shipped is not None and shipped.lengths == lengths and shipped.candidates == 5
     assert BertSumConfig.from_dict(config).to_dict()["ranker"] == config["ranker"]  # read and written alike
 
 
