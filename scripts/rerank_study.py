@@ -85,7 +85,7 @@ def features(args: argparse.Namespace) -> None:
     from summarizer.modeling.modeling_bertsum import BertSumModel
     from summarizer.resources import default_encoder_dir, mpnet_encoder_dir
     from summarizer.selection import SelectionConfig
-    from summarizer.text.centrality import DEFAULT_WORDS, content_words, stop_words
+    from summarizer.text.centrality import DEFAULT_WORDS, linking_words
     from summarizer.training.data import load_documents
     from summarizer.training.evaluate import summarize_documents
     from summarizer.training.rouge import rouge_per_document
@@ -148,10 +148,9 @@ def features(args: argparse.Namespace) -> None:
     language = summarizer.language
     settings = summarizer.model.config.features
     spelling = settings.centrality_words if settings.centrality else DEFAULT_WORDS
-    ordinary = stop_words(language, spelling)
 
     def words(sentence: str) -> list[str]:
-        return [w for w in content_words(sentence, spelling) if w not in ordinary]
+        return linking_words(sentence, language, spelling)
 
     def rouge1(reference: list[str], sentences: list[str]) -> float:
         return rouge_per_document([sentences], [reference], language)["rouge1"][0]

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from summarizer.errors import SettingError, check
-from summarizer.text.centrality import DEFAULT_WORDS, check_words, content_words, stop_words
+from summarizer.text.centrality import DEFAULT_WORDS, check_words, linking_words
 
 FEATURES = (
     "score_sum",
@@ -187,14 +187,14 @@ def combination_features(
 def _words(
     sentences: Sequence[str], chosen: Sequence[int], language: str, words: str
 ) -> tuple[Counter[str], dict[int, list[str]]]:
-    """The content words of the document (counted) and of each of the `chosen` sentences."""
-    ordinary = stop_words(language, words)
-
-    def content(sentence: str) -> list[str]:
-        return [word for word in content_words(sentence, words) if word not in ordinary]
-
-    own = {i: content(sentences[i]) for i in chosen}
-    document = Counter(word for i, sentence in enumerate(sentences) for word in own.get(i) or content(sentence))
+    """The content words of the document (counted) and of each of the `chosen` sentences, each
+    sentence's read once."""
+    own = {i: linking_words(sentences[i], language, words) for i in chosen}
+    document = Counter(
+        word
+        for i, sentence in enumerate(sentences)
+        for word in (own[i] if i in own else linking_words(sentence, language, words))
+    )
     return document, own
 
 

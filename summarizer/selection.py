@@ -111,6 +111,12 @@ class SelectionConfig:
         """This selection with the model's `trigram_blocking` where it leaves it to the model."""
         return self if self.trigram_blocking is not None else replace(self, trigram_blocking=trigram_blocking)
 
+    @property
+    def blocks_trigrams(self) -> bool:
+        """Whether a candidate that shares a word trigram with a chosen sentence waits: unless
+        `trigram_blocking` is false (None, left to a model, blocks)."""
+        return self.trigram_blocking is not False
+
     def ranked_by(self, ranker: RankerConfig | None) -> bool:
         """Whether `ranker` chooses these summaries: a fixed number of sentences (no `ratio` or
         `max_words`), one of its `lengths`."""
@@ -301,10 +307,9 @@ def select_sentences(
     listed = set(entries)
     apart = [stands_apart(sentences[i], ordinary, i in listed) for i in indices]
     ranked = sorted(range(len(indices)), key=lambda j: (-scores[j], indices[j]))
-    blocking = config.trigram_blocking is not False
     if ranker is not None and config.ranked_by(ranker):
         ranked_choice = _ranked_choice(
-            sentences, indices, scores, [j for j in ranked if not apart[j]], config, ranker, language, blocking
+            sentences, indices, scores, [j for j in ranked if not apart[j]], config, ranker, language
         )
         if ranked_choice is not None:
             return ranked_choice
@@ -341,7 +346,7 @@ def select_sentences(
         return blocked
 
     groups = ([j for j in ranked if not apart[j]], [j for j in ranked if apart[j]])
-    for blocked in [take(group, blocking) for group in groups]:  # every other candidate first
+    for blocked in [take(group, config.blocks_trigrams) for group in groups]:  # every other candidate first
         take(blocked, block=False)
     return sorted(chosen) if config.order == "document" else chosen
 
@@ -354,7 +359,6 @@ def _ranked_choice(
     config: SelectionConfig,
     ranker: RankerConfig,
     language: str,
-    blocking: bool,
 ) -> list[int] | None:
     """`select_sentences`' choice by the `ranker` among the first of `ranked` (positions in
     `indices`, by descending score, none standing apart), or None where it has nothing to choose."""
@@ -367,7 +371,7 @@ def _ranked_choice(
             continue
         seen_words.add(words)
         pool.append(j)
-        trigrams[indices[j]] = _trigrams(words) if blocking else set()
+        trigrams[indices[j]] = _trigrams(words) if config.blocks_trigrams else set()
         if len(pool) == ranker.candidates:
             break
     if len(pool) <= config.k:
@@ -383,7 +387,7 @@ def _ranked_choice(
         [scores[j] for j in pool],
         config.k,
         language,
-        apart_trigrams if blocking else None,
+        apart_trigrams if config.blocks_trigrams else None,
     )
     if chosen is None:
         return None

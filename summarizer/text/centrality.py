@@ -87,6 +87,13 @@ def content_words(text: str, words: str = DEFAULT_WORDS) -> list[str]:
     return _LETTERS.findall(text.casefold())
 
 
+def linking_words(text: str, language: str = "english", words: str = DEFAULT_WORDS) -> list[str]:
+    """The words of `text` that link sentences: its `content_words`, less the stop words of
+    `language` (`stop_words`)."""
+    ignored = stop_words(language, words)
+    return [word for word in content_words(text, words) if word not in ignored]
+
+
 def check_words(words: str) -> None:
     """A `SettingError` for "centrality_words" unless `words` is one of WORD_PATTERNS."""
     check(words in WORD_PATTERNS, "centrality_words", f"must be one of {', '.join(WORD_PATTERNS)}, got {words!r}")
@@ -100,15 +107,13 @@ def sentence_similarity(
     Pairs come from each word's list of sentences, so memory follows the pairs of sentences that
     share a word, not n * n.
     """
-    ignored = stop_words(language, words)
     vocabulary: dict[str, int] = {}
     keys = []
     n = len(sentences)
     stride = max(n, 1)  # (word, sentence) and (sentence, sentence) pairs as one integer key
     for row, sentence in enumerate(sentences):
-        for word in content_words(sentence, words):
-            if word not in ignored:
-                keys.append(vocabulary.setdefault(word, len(vocabulary)) * stride + row)
+        for word in linking_words(sentence, language, words):
+            keys.append(vocabulary.setdefault(word, len(vocabulary)) * stride + row)
     # One entry per (word, sentence) with its count, grouped by word.
     entries, counts = np.unique(np.asarray(keys, dtype=np.int64), return_counts=True)
     word_ids, rows = np.divmod(entries, stride)

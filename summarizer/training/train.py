@@ -511,7 +511,7 @@ def describe(selection: SelectionConfig) -> str:
         size = f"{selection.ratio:.0%} of the sentences"
     else:
         size = f"{selection.k} sentences"
-    return f"{size}, trigram blocking {'off' if selection.trigram_blocking is False else 'on'} for the model"
+    return f"{size}, trigram blocking {'on' if selection.blocks_trigrams else 'off'} for the model"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
