@@ -21,7 +21,8 @@ sentences to the document and to each other; its log word count; whether it hold
 sentence; its mean position; and two that need no encoder:
 the cosine of its content-word counts (stop words left out, the words lexical centrality reads)
 to the document's, and the mean overlap of its sentences' content words, pair by pair (shared
-words over the smaller set), spelled as the model's centrality spells them. It prints the
+words over the smaller set), spelled as the model's centrality spells them (the scores' and
+words' features as `summarizer.ranking.combination_features` computes them). It prints the
 ROUGE-1 of the summaries selection takes, of the best combination (the ceiling) and of the score
 sum plus lambda times the cosine to the document, embedded or lexical, for a few lambdas
 (zero-shot, MatchSum-like); and what reranking costs beside scoring: the word pieces its 1 +
@@ -45,10 +46,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import pickle
 import time
-from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
@@ -72,20 +71,16 @@ FEATURE_SETS = (  # columns of FEATURES that `fit` tries, each in turn
 )  # fmt: skip
 
 
-def cosine(a: Counter[str], b: Counter[str]) -> float:
-    norm = math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
-    return sum(v * b[w] for w, v in a.items()) / norm if norm else 0.0
-
-
 def features(args: argparse.Namespace) -> None:
     import torch
     from transformers import AutoModel, AutoTokenizer
 
     from summarizer import Summarizer
     from summarizer.modeling.modeling_bertsum import BertSumModel
+    from summarizer.ranking import combination_features
     from summarizer.resources import default_encoder_dir, mpnet_encoder_dir
     from summarizer.selection import SelectionConfig
-    from summarizer.text.centrality import DEFAULT_WORDS, linking_words
+    from summarizer.text.centrality import DEFAULT_WORDS
     from summarizer.training.data import load_documents
     from summarizer.training.evaluate import summarize_documents
     from summarizer.training.rouge import rouge_per_document
@@ -149,9 +144,6 @@ def features(args: argparse.Namespace) -> None:
     settings = summarizer.model.config.features
     spelling = settings.centrality_words if settings.centrality else DEFAULT_WORDS
 
-    def words(sentence: str) -> list[str]:
-        return linking_words(sentence, language, spelling)
-
     def rouge1(reference: list[str], sentences: list[str]) -> float:
         return rouge_per_document([sentences], [reference], language)["rouge1"][0]
 
@@ -188,28 +180,15 @@ def features(args: argparse.Namespace) -> None:
             own = dict(zip(top, embed([doc[i] for i in top], 128)))
         embedding_seconds += time.perf_counter() - start
         table = []
-        sentence_words = [words(sentence) for sentence in doc]
-        document_words = Counter(w for found in sentence_words for w in found)
         for combo, text in zip(combos, texts):
-            p = np.array([scores[i] for i in combo], dtype=float)
+            # the scores' and words' features as the product computes them; the embedded cosines here
+            product = combination_features(doc, combo, [scores[i] for i in combo], language, spelling)
             pairs = [own[a] @ own[b] for a, b in itertools.combinations(combo, 2)]
-            sets = [set(sentence_words[i]) for i in combo]
-            overlaps = [len(a & b) / max(1, min(len(a), len(b))) for a, b in itertools.combinations(sets, 2)]
-            table.append(
-                [
-                    p.sum(),
-                    np.log(p / (1 - p + 1e-9) + 1e-9).sum(),
-                    p.min(),
-                    text @ document,
-                    np.mean([own[i] @ document for i in combo]),
-                    np.mean(pairs) if pairs else 0.0,
-                    np.log(sum(len(doc[i].split()) for i in combo)),
-                    float(0 in combo),
-                    np.mean(combo) / len(doc),
-                    cosine(Counter(w for i in combo for w in sentence_words[i]), document_words),
-                    np.mean(overlaps) if overlaps else 0.0,
-                ]
-            )
+            named = {study: product[name] for study, name in PRODUCT_NAMES.items()}
+            named["cos.doc"] = text @ document
+            named["cos.sentences.doc"] = np.mean([own[i] @ document for i in combo])
+            named["cos.pairs"] = np.mean(pairs) if pairs else 0.0
+            table.append([named[name] for name in FEATURES])
         rows.append(
             (
                 np.array(table),
