@@ -29,7 +29,8 @@ transformers is older) and install them with `--target`. A stage of all-mpnet-ba
 150 MB (int8 weights in files of 56 MB, `train.npz`), more than one call carries, so it travels
 in several calls, each carrying some of its files while the machine stays warm (what an earlier
 call carried stays there); the built-in models' files, tracked here, travel with every call, so
-they are moved aside while the calls run and put back after.
+they are moved aside while the calls run and put back after (`git checkout -- models
+summarizer/builtin` restores them if a session ends first).
 """
 
 from __future__ import annotations

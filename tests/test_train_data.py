@@ -23,7 +23,14 @@ _RNG = random.Random(1)
 LENGTHS = [_RNG.randint(10, 2000) for _ in range(103)]
 
 
-@pytest.mark.parametrize("name", sorted(path.stem for path in CONFIGS.glob("*.yaml")))
+SHIPPED_CONFIGS = sorted(path.stem for path in CONFIGS.glob("*.yaml"))
+
+
+def test_the_shipped_configs_are_found() -> None:
+    assert {"default", "tiny", "bbc", "cnndm", "cnndm-dm", "cnndm-accurate"} <= set(SHIPPED_CONFIGS)
+
+
+@pytest.mark.parametrize("name", SHIPPED_CONFIGS)
 def test_shipped_configs_load(name: str) -> None:
     config = load_config(CONFIGS / f"{name}.yaml")
     assert config.name == name
