@@ -117,6 +117,16 @@ class SelectionConfig:
         `trigram_blocking` is false (None, left to a model, blocks)."""
         return self.trigram_blocking is not False
 
+    def describe(self) -> str:
+        """How long these summaries are and whether they block trigrams, for a report's heading."""
+        if self.max_words is not None:
+            size = f"up to {self.max_words} words"
+        elif self.ratio is not None:
+            size = f"{self.ratio * 100:.3g}% of the sentences"
+        else:
+            size = f"{self.k} sentences"
+        return f"{size}, trigram blocking {'on' if self.blocks_trigrams else 'off'}"
+
     def ranked_by(self, ranker: RankerConfig | None) -> bool:
         """Whether `ranker` chooses these summaries: a fixed number of sentences (no `ratio` or
         `max_words`), one of its `lengths`."""

@@ -300,9 +300,7 @@ def _run(args: argparse.Namespace) -> int:
 def _how(result: Evaluation) -> str:
     """How the summaries were chosen, for a report's heading: their length, trigram blocking and,
     where it chose them, the model's summary-level ranker."""
-    selection = result.selection
-    length = f"{selection.ratio:g} of the sentences" if selection.ratio is not None else f"{selection.k} sentences"
-    how = f"{length}, trigram blocking {'on' if selection.trigram_blocking else 'off'}"
+    how = result.selection.describe()
     if result.ranker is not None:
         how += f", the model's ranker over its {result.ranker.candidates} best-scored sentences"
     return how

@@ -48,7 +48,6 @@ from summarizer.pipeline import Summarizer
 from summarizer.resources import model_dir
 from summarizer.runtime.onnx_export import export_graph
 from summarizer.runtime.precision import native_bf16_cpu
-from summarizer.selection import SelectionConfig
 from summarizer.training.data import Example, write_jsonl
 from summarizer.training.datamodule import SummarizationDataModule
 from summarizer.training.evaluate import Evaluation, evaluate_prepared
@@ -493,7 +492,7 @@ def report(result: TrainResult, config: TrainConfig) -> str:
     if result.test is not None:
         lines.append(
             f"Test ROUGE F1 with 95% bootstrap intervals on {result.test.documents} documents "
-            f"({describe(config.selection)}):"
+            f"({config.selection.describe()} for the model):"
         )
         lines.append(result.test.table())
         lines.append(
@@ -502,16 +501,6 @@ def report(result: TrainResult, config: TrainConfig) -> str:
         )
     lines.append(f"Model exported to {result.export_dir}")
     return "\n".join(lines)
-
-
-def describe(selection: SelectionConfig) -> str:
-    if selection.max_words is not None:
-        size = f"up to {selection.max_words} words"
-    elif selection.ratio is not None:
-        size = f"{selection.ratio:.0%} of the sentences"
-    else:
-        size = f"{selection.k} sentences"
-    return f"{size}, trigram blocking {'on' if selection.blocks_trigrams else 'off'} for the model"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
